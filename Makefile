@@ -1,0 +1,53 @@
+# Shale build. `make run` and `make test` are the two commands a new user needs;
+# both install the missing Debian packages first.
+GO        ?= go
+TAGS      ?= invariants
+FUZZTIME  ?= 20s
+BENCHTIME ?= 1x
+FUZZ      := metadata:FuzzDecodeMeta metadata:FuzzDecodeBook metadata:FuzzDecodeExpireKey metadata:FuzzDecodeMetaKey subkey:FuzzDecodeSubkey subkey:FuzzScoreOrder subkey:FuzzDecodeScoreKey
+PKGS_RUN  := librocksdb-dev build-essential redis-tools
+PKGS_TEST := $(PKGS_RUN) redis-server
+SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+export CGO_CFLAGS  ?= -O2
+export CGO_LDFLAGS ?= -lrocksdb -lstdc++ -lm -lz -lsnappy -llz4 -lzstd -lbz2
+
+.PHONY: deps deps-run build run test unit e2e lint fuzz bench clean
+
+# deps-run installs what `make run` needs; deps adds redis-server for the
+# comparison tests. Both do nothing when every package is already installed.
+deps-run:
+	@./.ci/install-deps $(PKGS_RUN)
+deps:
+	@./.ci/install-deps $(PKGS_TEST)
+
+build: deps-run
+	$(GO) build -o bin/ ./cmd/...
+
+run: build
+	./bin/shale-server --bind 127.0.0.1 --port 6379 --dir ./data
+
+lint: deps
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) test -count=1 -run TestLayering ./tests
+
+unit: deps
+	$(GO) test -race -tags '$(TAGS)' $$($(GO) list ./... | grep -v /tests)
+
+e2e: deps
+	$(GO) test -race -count=1 -timeout 20m ./tests/...
+
+test: lint unit e2e
+
+fuzz: deps
+	@for t in $(FUZZ); do \
+	  $(GO) test ./$${t%%:*} -run '^$$' -fuzz "^$${t##*:}$$" -fuzztime $(FUZZTIME) || exit 1; \
+	done
+
+bench: deps
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -timeout 60m ./...
+
+clean:
+	rm -rf bin

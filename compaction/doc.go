@@ -1,0 +1,22 @@
+// Package compaction owns Shale's RocksDB compaction filters: the garbage
+// collector that reclaims the sub-keys, scores and bookkeeping records of
+// composite keys that were deleted, overwritten or expired in O(1).
+//
+// It may import metadata and subkey (pure codecs), grocksdb and zerolog;
+// never server/... . It reads the database through the View interface that
+// server/store implements and publishes after Open.
+//
+// Invariants:
+//   - A record is dropped only when its owner is provably dead: bookkeeping
+//     has no record for its uid, or the metadata record that bookkeeping
+//     names is missing, holds another uid or type, or is expired. Both are
+//     read from one snapshot, so a concurrent RENAME cannot fake a death.
+//   - On any error or doubt the record is kept: a leak wastes disk, a wrong
+//     drop loses data.
+//   - Only dead verdicts are cached. A uid is never reused, so death is
+//     permanent; life is not.
+//   - Filters are called concurrently by RocksDB's background threads on one
+//     shared instance; all state is atomic or mutex-guarded.
+//   - Key and value slices point into C memory valid only during Filter; the
+//     filter never keeps them and never returns a changed value.
+package compaction

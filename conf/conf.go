@@ -1,0 +1,249 @@
+package conf
+
+import (
+	"net"
+	"strconv"
+	"time"
+)
+
+// Config is the whole server configuration, one field per TOML section.
+type Config struct {
+	Server     Server     `toml:"server"`
+	Storage    Storage    `toml:"storage"`
+	RocksDB    RocksDB    `toml:"rocksdb"`
+	Compaction Compaction `toml:"compaction"`
+	Log        Log        `toml:"log"`
+}
+
+// Server is the [server] section: the listener and client-facing limits.
+type Server struct {
+	// Bind is the address to listen on. Default "127.0.0.1"; use "0.0.0.0"
+	// or "::" to listen on every interface. Must not be empty.
+	Bind string `toml:"bind"`
+	// Port is the TCP port. Default 6379; 0 picks a free port (for tests);
+	// otherwise 1..65535.
+	Port int `toml:"port"`
+	// Databases is the number of logical databases (SELECT 0..Databases-1).
+	// Default 16; 1..65536.
+	Databases int `toml:"databases"`
+	// RequirePass is the password clients must give with AUTH. Default ""
+	// means no AUTH is required.
+	RequirePass string `toml:"requirepass"`
+	// MaxClients is the maximum number of connected clients. Default 10000;
+	// at least 1.
+	MaxClients int `toml:"maxclients"`
+	// Timeout closes a client connection idle for this long. Default "0s"
+	// means never; must not be negative.
+	Timeout Duration `toml:"timeout"`
+	// EnableDebugCommand allows the DEBUG subcommands used by tests.
+	// Default false.
+	EnableDebugCommand bool `toml:"enable_debug_command"`
+}
+
+// Storage is the [storage] section: where the data lives and how durable
+// writes are.
+type Storage struct {
+	// Dir is the RocksDB data directory. Default "./data"; must not be empty.
+	Dir string `toml:"dir"`
+	// SyncWrites fsyncs the WAL for every write batch when true. Default
+	// false: the WAL is always on, so a process crash loses no acknowledged
+	// write, but a machine crash may lose the last writes.
+	SyncWrites bool `toml:"sync_writes"`
+}
+
+// RocksDB is the [rocksdb] section. Its per-column-family options apply to
+// every column family unless [rocksdb.metadata] or [rocksdb.subkey]
+// overrides them for that one column family.
+type RocksDB struct {
+	// BlockCacheBytes is the size of the LRU block cache shared by all column
+	// families. Default 256 MiB; 0 caches nothing.
+	BlockCacheBytes ByteSize `toml:"block_cache_bytes"`
+	// WriteBufferBytes is the size of one memtable per column family.
+	// Default 64 MiB; 64 KiB..64 GiB.
+	WriteBufferBytes ByteSize `toml:"write_buffer_bytes"`
+	// MaxWriteBufferNumber is the most memtables (active plus waiting to be
+	// flushed) a column family keeps. Default 4; at least 2.
+	MaxWriteBufferNumber int `toml:"max_write_buffer_number"`
+	// MaxBackgroundJobs is the number of background flush and compaction
+	// threads for the whole DB. Default 4; at least 1.
+	MaxBackgroundJobs int `toml:"max_background_jobs"`
+	// TargetFileSizeBytes is the target SST file size at level 1. Default
+	// 64 MiB; more than 0.
+	TargetFileSizeBytes ByteSize `toml:"target_file_size_bytes"`
+	// MaxBytesForLevelBase is the total size of level 1. Default 256 MiB;
+	// more than 0.
+	MaxBytesForLevelBase ByteSize `toml:"max_bytes_for_level_base"`
+	// Level0FileNumCompactionTrigger is the number of level-0 files that
+	// starts a compaction into level 1. Default 4; at least 1.
+	Level0FileNumCompactionTrigger int `toml:"level0_file_num_compaction_trigger"`
+	// Level0SlowdownWritesTrigger is the number of level-0 files at which
+	// writes are slowed down. Default 20; at least
+	// Level0FileNumCompactionTrigger.
+	Level0SlowdownWritesTrigger int `toml:"level0_slowdown_writes_trigger"`
+	// Level0StopWritesTrigger is the number of level-0 files at which writes
+	// stop until compaction catches up. Default 36; at least
+	// Level0SlowdownWritesTrigger.
+	Level0StopWritesTrigger int `toml:"level0_stop_writes_trigger"`
+	// Compression is the compression per level, L0 first. Default
+	// ["no","no","lz4","lz4","lz4","zstd","zstd"]. Each entry is one of
+	// "no", "snappy", "zlib", "lz4", "lz4hc", "zstd"; 1..7 entries, and the
+	// last one applies to every deeper level.
+	Compression []string `toml:"compression"`
+	// BloomBitsPerKey is the bloom filter size in bits per key. Default 10
+	// (about 1% false positives); 0 means no bloom filter; 0..64.
+	BloomBitsPerKey int `toml:"bloom_bits_per_key"`
+	// RateLimitBytesPerSec limits the bytes per second written by flushes and
+	// compactions together. Default 0 means unlimited.
+	RateLimitBytesPerSec ByteSize `toml:"rate_limit_bytes_per_sec"`
+	// Metadata overrides per-column-family options for the metadata column
+	// family ([rocksdb.metadata]). Default: no overrides.
+	Metadata CFOverride `toml:"metadata"`
+	// Subkey overrides per-column-family options for the subkey column
+	// family ([rocksdb.subkey]). Default: no overrides.
+	Subkey CFOverride `toml:"subkey"`
+}
+
+// CFOverride holds per-column-family overrides of [rocksdb] options. A nil
+// field (the zero value) inherits the [rocksdb] value; pointers make "unset"
+// differ from 0. Each set field obeys the same rule as its [rocksdb]
+// counterpart.
+type CFOverride struct {
+	// WriteBufferBytes overrides RocksDB.WriteBufferBytes.
+	WriteBufferBytes *ByteSize `toml:"write_buffer_bytes"`
+	// MaxWriteBufferNumber overrides RocksDB.MaxWriteBufferNumber.
+	MaxWriteBufferNumber *int `toml:"max_write_buffer_number"`
+	// TargetFileSizeBytes overrides RocksDB.TargetFileSizeBytes.
+	TargetFileSizeBytes *ByteSize `toml:"target_file_size_bytes"`
+	// MaxBytesForLevelBase overrides RocksDB.MaxBytesForLevelBase.
+	MaxBytesForLevelBase *ByteSize `toml:"max_bytes_for_level_base"`
+	// Compression overrides RocksDB.Compression; nil inherits, an empty list
+	// is an error.
+	Compression []string `toml:"compression"`
+	// BloomBitsPerKey overrides RocksDB.BloomBitsPerKey.
+	BloomBitsPerKey *int `toml:"bloom_bits_per_key"`
+	// BlockCacheBytes, when set, gives the column family its own block cache
+	// of this many bytes instead of the shared one; must be more than 0.
+	BlockCacheBytes *ByteSize `toml:"block_cache_bytes"`
+}
+
+// CFOptions is the resolved set of per-column-family options, as returned by
+// RocksDB.Effective.
+type CFOptions struct {
+	WriteBufferBytes     ByteSize
+	MaxWriteBufferNumber int
+	TargetFileSizeBytes  ByteSize
+	MaxBytesForLevelBase ByteSize
+	Compression          []string // per level, L0 first; the last repeats for deeper levels
+	BloomBitsPerKey      int      // 0 = no bloom filter
+	OwnBlockCacheBytes   ByteSize // 0 = use the shared block cache
+}
+
+// Effective merges the override o over r and returns the resolved options of
+// one column family. The returned Compression is a fresh slice.
+func (r RocksDB) Effective(o CFOverride) CFOptions {
+	e := CFOptions{
+		WriteBufferBytes:     r.WriteBufferBytes,
+		MaxWriteBufferNumber: r.MaxWriteBufferNumber,
+		TargetFileSizeBytes:  r.TargetFileSizeBytes,
+		MaxBytesForLevelBase: r.MaxBytesForLevelBase,
+		Compression:          r.Compression,
+		BloomBitsPerKey:      r.BloomBitsPerKey,
+	}
+	if o.WriteBufferBytes != nil {
+		e.WriteBufferBytes = *o.WriteBufferBytes
+	}
+	if o.MaxWriteBufferNumber != nil {
+		e.MaxWriteBufferNumber = *o.MaxWriteBufferNumber
+	}
+	if o.TargetFileSizeBytes != nil {
+		e.TargetFileSizeBytes = *o.TargetFileSizeBytes
+	}
+	if o.MaxBytesForLevelBase != nil {
+		e.MaxBytesForLevelBase = *o.MaxBytesForLevelBase
+	}
+	if o.Compression != nil {
+		e.Compression = o.Compression
+	}
+	if o.BloomBitsPerKey != nil {
+		e.BloomBitsPerKey = *o.BloomBitsPerKey
+	}
+	if o.BlockCacheBytes != nil {
+		e.OwnBlockCacheBytes = *o.BlockCacheBytes
+	}
+	e.Compression = append([]string(nil), e.Compression...)
+	return e
+}
+
+// Compaction is the [compaction] section: the background reclaimer that
+// compacts away the sub-keys of big removed keys soon after their removal.
+type Compaction struct {
+	// ReclaimMinElements is the element count from which removing a key
+	// queues its uid for a targeted compaction. Default 10000; at least 1.
+	ReclaimMinElements int64 `toml:"reclaim_min_elements"`
+	// ReclaimMaxPerSecond caps targeted range compactions per second (a token
+	// bucket). Default 4; more than 0.
+	ReclaimMaxPerSecond float64 `toml:"reclaim_max_per_second"`
+	// ReclaimQueueLength is the capacity of the reclaim queue, in uids; when
+	// it is full, further uids are left to normal compaction (and logged).
+	// Default 4096; at least 1.
+	ReclaimQueueLength int `toml:"reclaim_queue_length"`
+	// ReclaimDelay is how long a queued uid waits before its compaction, so
+	// that the memtable holding the metadata delete is flushed first.
+	// Default "1s"; must not be negative.
+	ReclaimDelay Duration `toml:"reclaim_delay"`
+}
+
+// Log is the [log] section.
+type Log struct {
+	// Level is the minimum level logged: "trace", "debug", "info", "warn" or
+	// "error". Default "info".
+	Level string `toml:"level"`
+	// Format is "console" (human-readable) or "json". Default "console".
+	Format string `toml:"format"`
+	// File is the log file, opened for append. Default "" means stderr.
+	File string `toml:"file"`
+}
+
+// Default returns the default configuration. It is the only place defaults
+// are written down; each call returns fresh slices.
+func Default() Config {
+	return Config{
+		Server: Server{
+			Bind:       "127.0.0.1",
+			Port:       6379,
+			Databases:  16,
+			MaxClients: 10000,
+		},
+		Storage: Storage{
+			Dir: "./data",
+		},
+		RocksDB: RocksDB{
+			BlockCacheBytes:                256 * MiB,
+			WriteBufferBytes:               64 * MiB,
+			MaxWriteBufferNumber:           4,
+			MaxBackgroundJobs:              4,
+			TargetFileSizeBytes:            64 * MiB,
+			MaxBytesForLevelBase:           256 * MiB,
+			Level0FileNumCompactionTrigger: 4,
+			Level0SlowdownWritesTrigger:    20,
+			Level0StopWritesTrigger:        36,
+			Compression:                    []string{"no", "no", "lz4", "lz4", "lz4", "zstd", "zstd"},
+			BloomBitsPerKey:                10,
+		},
+		Compaction: Compaction{
+			ReclaimMinElements:  10000,
+			ReclaimMaxPerSecond: 4,
+			ReclaimQueueLength:  4096,
+			ReclaimDelay:        Duration{time.Second},
+		},
+		Log: Log{
+			Level:  "info",
+			Format: "console",
+		},
+	}
+}
+
+// Addr returns the listen address, "bind:port" (with brackets for IPv6).
+func (c Config) Addr() string {
+	return net.JoinHostPort(c.Server.Bind, strconv.Itoa(c.Server.Port))
+}

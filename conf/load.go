@@ -1,0 +1,313 @@
+package conf
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Load reads the TOML file at path over Default() and validates the result.
+// A key the file holds that Config does not know, a value of the wrong type
+// and a value that Validate rejects are all errors, and each names its key.
+func Load(path string) (Config, error) {
+	c := Default()
+	md, err := toml.DecodeFile(path, &c)
+	if err != nil {
+		return Config{}, fmt.Errorf("config %s: %w", path, err)
+	}
+	if err := unknownKeys(md); err != nil {
+		return Config{}, fmt.Errorf("config %s: %w", path, err)
+	}
+	if err := c.Validate(); err != nil {
+		return Config{}, fmt.Errorf("config %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// unknownKeys returns an error naming each key md did not decode. An unknown
+// table is named once, without the keys inside it.
+func unknownKeys(md toml.MetaData) error {
+	undecoded := md.Undecoded()
+	seen := make(map[string]bool, len(undecoded))
+	var errs []error
+	for _, k := range undecoded {
+		name := k.String()
+		seen[name] = true
+		if len(k) > 1 && seen[k[:len(k)-1].String()] {
+			continue // inside an unknown table that is already reported
+		}
+		errs = append(errs, fmt.Errorf("unknown config key %q", name))
+	}
+	return errors.Join(errs...)
+}
+
+// Validate checks every option and returns errors.Join of every problem
+// found, or nil. Each message starts with the key, as in
+// "server.port: 70000 is out of range 0..65535".
+func (c *Config) Validate() error {
+	var v validator
+
+	s := c.Server
+	if s.Bind == "" {
+		v.add("server.bind", "must not be empty (use \"0.0.0.0\" to listen on every interface)")
+	}
+	v.intRange("server.port", s.Port, 0, 65535)
+	v.intRange("server.databases", s.Databases, 1, 65536)
+	v.intMin("server.maxclients", s.MaxClients, 1)
+	v.nonNegativeDuration("server.timeout", s.Timeout)
+
+	if c.Storage.Dir == "" {
+		v.add("storage.dir", "must not be empty")
+	}
+
+	r := c.RocksDB
+	v.sizeMin("rocksdb.block_cache_bytes", r.BlockCacheBytes, 0)
+	v.writeBuffer("rocksdb.write_buffer_bytes", r.WriteBufferBytes)
+	v.intMin("rocksdb.max_write_buffer_number", r.MaxWriteBufferNumber, 2)
+	v.intMin("rocksdb.max_background_jobs", r.MaxBackgroundJobs, 1)
+	v.sizeMin("rocksdb.target_file_size_bytes", r.TargetFileSizeBytes, 1)
+	v.sizeMin("rocksdb.max_bytes_for_level_base", r.MaxBytesForLevelBase, 1)
+	v.intMin("rocksdb.level0_file_num_compaction_trigger", r.Level0FileNumCompactionTrigger, 1)
+	if r.Level0SlowdownWritesTrigger < r.Level0FileNumCompactionTrigger {
+		v.add("rocksdb.level0_slowdown_writes_trigger", fmt.Sprintf(
+			"%d is below rocksdb.level0_file_num_compaction_trigger (%d)",
+			r.Level0SlowdownWritesTrigger, r.Level0FileNumCompactionTrigger))
+	}
+	if r.Level0StopWritesTrigger < r.Level0SlowdownWritesTrigger {
+		v.add("rocksdb.level0_stop_writes_trigger", fmt.Sprintf(
+			"%d is below rocksdb.level0_slowdown_writes_trigger (%d)",
+			r.Level0StopWritesTrigger, r.Level0SlowdownWritesTrigger))
+	}
+	v.compression("rocksdb.compression", r.Compression)
+	v.intRange("rocksdb.bloom_bits_per_key", r.BloomBitsPerKey, 0, 64)
+	v.sizeMin("rocksdb.rate_limit_bytes_per_sec", r.RateLimitBytesPerSec, 0)
+	v.override("rocksdb.metadata", r.Metadata)
+	v.override("rocksdb.subkey", r.Subkey)
+
+	m := c.Compaction
+	if m.ReclaimMinElements < 1 {
+		v.add("compaction.reclaim_min_elements", fmt.Sprintf("%d is below the minimum 1", m.ReclaimMinElements))
+	}
+	if !(m.ReclaimMaxPerSecond > 0) || math.IsInf(m.ReclaimMaxPerSecond, 1) {
+		v.add("compaction.reclaim_max_per_second", fmt.Sprintf("%v must be a finite number above 0", m.ReclaimMaxPerSecond))
+	}
+	v.intMin("compaction.reclaim_queue_length", m.ReclaimQueueLength, 1)
+	v.nonNegativeDuration("compaction.reclaim_delay", m.ReclaimDelay)
+
+	v.oneOf("log.level", c.Log.Level, logLevels)
+	v.oneOf("log.format", c.Log.Format, logFormats)
+
+	return errors.Join(v.errs...)
+}
+
+var (
+	// compressions are the accepted rocksdb compression names.
+	compressions = []string{"no", "snappy", "zlib", "lz4", "lz4hc", "zstd"}
+	logLevels    = []string{"trace", "debug", "info", "warn", "error"}
+	logFormats   = []string{"console", "json"}
+)
+
+// maxLevels is the number of levels RocksDB uses by default (L0..L6).
+const maxLevels = 7
+
+// validator collects validation errors, each prefixed with its key.
+type validator struct{ errs []error }
+
+func (v *validator) add(key, msg string) {
+	v.errs = append(v.errs, fmt.Errorf("%s: %s", key, msg))
+}
+
+func (v *validator) intRange(key string, n, lo, hi int) {
+	if n < lo || n > hi {
+		v.add(key, fmt.Sprintf("%d is out of range %d..%d", n, lo, hi))
+	}
+}
+
+func (v *validator) intMin(key string, n, lo int) {
+	if n < lo {
+		v.add(key, fmt.Sprintf("%d is below the minimum %d", n, lo))
+	}
+}
+
+func (v *validator) sizeMin(key string, n, lo ByteSize) {
+	if n < lo {
+		v.add(key, fmt.Sprintf("%d is below the minimum %d", int64(n), int64(lo)))
+	}
+}
+
+// writeBuffer applies the range RocksDB would otherwise clamp
+// write_buffer_size to silently.
+func (v *validator) writeBuffer(key string, n ByteSize) {
+	if n < 64*KiB || n > 64*GiB {
+		v.add(key, fmt.Sprintf("%s is out of range 64KiB..64GiB", n))
+	}
+}
+
+func (v *validator) nonNegativeDuration(key string, d Duration) {
+	if d.Duration < 0 {
+		v.add(key, fmt.Sprintf("%s is negative", d))
+	}
+}
+
+func (v *validator) oneOf(key, s string, allowed []string) {
+	if !slices.Contains(allowed, s) {
+		v.add(key, fmt.Sprintf("%q is not one of %s", s, strings.Join(allowed, ", ")))
+	}
+}
+
+func (v *validator) compression(key string, levels []string) {
+	if len(levels) < 1 || len(levels) > maxLevels {
+		v.add(key, fmt.Sprintf("has %d entries; want 1..%d (the last repeats for deeper levels)", len(levels), maxLevels))
+	}
+	for i, c := range levels {
+		if !slices.Contains(compressions, c) {
+			v.add(fmt.Sprintf("%s[%d]", key, i), fmt.Sprintf("%q is not one of %s", c, strings.Join(compressions, ", ")))
+		}
+	}
+}
+
+// override validates the fields of o that are set, under the table name
+// section (for example "rocksdb.subkey").
+func (v *validator) override(section string, o CFOverride) {
+	if o.WriteBufferBytes != nil {
+		v.writeBuffer(section+".write_buffer_bytes", *o.WriteBufferBytes)
+	}
+	if o.MaxWriteBufferNumber != nil {
+		v.intMin(section+".max_write_buffer_number", *o.MaxWriteBufferNumber, 2)
+	}
+	if o.TargetFileSizeBytes != nil {
+		v.sizeMin(section+".target_file_size_bytes", *o.TargetFileSizeBytes, 1)
+	}
+	if o.MaxBytesForLevelBase != nil {
+		v.sizeMin(section+".max_bytes_for_level_base", *o.MaxBytesForLevelBase, 1)
+	}
+	if o.Compression != nil {
+		v.compression(section+".compression", o.Compression)
+	}
+	if o.BloomBitsPerKey != nil {
+		v.intRange(section+".bloom_bits_per_key", *o.BloomBitsPerKey, 0, 64)
+	}
+	if o.BlockCacheBytes != nil {
+		v.sizeMin(section+".block_cache_bytes", *o.BlockCacheBytes, 1)
+	}
+}
+
+// Duration is a time.Duration that reads from and writes to TOML as a string
+// such as "5m", "100ms" or "0s" (the syntax of time.ParseDuration).
+type Duration struct{ time.Duration }
+
+// UnmarshalText parses a duration such as "5m"; the error names the value.
+func (d *Duration) UnmarshalText(text []byte) error {
+	v, err := time.ParseDuration(string(text))
+	if err != nil {
+		return fmt.Errorf("invalid duration %q: want a number with a unit, such as \"100ms\", \"5s\" or \"0s\"", text)
+	}
+	d.Duration = v
+	return nil
+}
+
+// MarshalText formats d as time.Duration.String does, for example "1m30s".
+func (d Duration) MarshalText() ([]byte, error) {
+	return []byte(d.Duration.String()), nil
+}
+
+// ByteSize is a count of bytes. In TOML it is an integer (bytes) or a string
+// with an optional unit, case-insensitive: B, KB, MB, GB (powers of 1000) or
+// KiB, MiB, GiB, TiB (powers of 1024), as in "64MiB" or "10MB". It cannot be
+// negative.
+type ByteSize int64
+
+// Binary byte-size units.
+const (
+	KiB ByteSize = 1 << (10 * (iota + 1))
+	MiB
+	GiB
+	TiB
+)
+
+// byteUnit is one accepted ByteSize unit.
+type byteUnit struct {
+	name string // canonical spelling; matched case-insensitively
+	mult ByteSize
+}
+
+// byteUnits lists the accepted units.
+var byteUnits = []byteUnit{
+	{"TiB", TiB},
+	{"GiB", GiB},
+	{"MiB", MiB},
+	{"KiB", KiB},
+	{"GB", 1000 * 1000 * 1000},
+	{"MB", 1000 * 1000},
+	{"KB", 1000},
+	{"B", 1},
+}
+
+// UnmarshalTOML accepts a TOML integer (bytes) or a string with a unit.
+func (b *ByteSize) UnmarshalTOML(v any) error {
+	switch v := v.(type) {
+	case int64:
+		if v < 0 {
+			return fmt.Errorf("invalid byte size %d: must not be negative", v)
+		}
+		*b = ByteSize(v)
+		return nil
+	case string:
+		return b.UnmarshalText([]byte(v))
+	default:
+		return fmt.Errorf("invalid byte size %v: want an integer number of bytes or a string such as \"64MiB\"", v)
+	}
+}
+
+// UnmarshalText parses a size such as "4096", "512KiB", "64MiB", "1GiB" or
+// "10MB"; the error names the value.
+func (b *ByteSize) UnmarshalText(text []byte) error {
+	s := strings.TrimSpace(string(text))
+	digits := len(s) - len(strings.TrimLeft(s, "0123456789"))
+	num, unit := s[:digits], strings.TrimSpace(s[digits:])
+	if num == "" {
+		if strings.HasPrefix(s, "-") {
+			return fmt.Errorf("invalid byte size %q: must not be negative", text)
+		}
+		return fmt.Errorf("invalid byte size %q: want a whole number of bytes with an optional unit, such as \"64MiB\"", text)
+	}
+	mult := ByteSize(1)
+	if unit != "" {
+		i := slices.IndexFunc(byteUnits, func(u byteUnit) bool { return strings.EqualFold(u.name, unit) })
+		if i < 0 {
+			return fmt.Errorf("invalid byte size %q: unknown unit %q (want B, KB, MB, GB, KiB, MiB, GiB or TiB)", text, unit)
+		}
+		mult = byteUnits[i].mult
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n > math.MaxInt64/int64(mult) {
+		return fmt.Errorf("invalid byte size %q: too large", text)
+	}
+	*b = ByteSize(n) * mult
+	return nil
+}
+
+// MarshalText returns String(), which UnmarshalText reads back.
+func (b ByteSize) MarshalText() ([]byte, error) {
+	return []byte(b.String()), nil
+}
+
+// String returns b in the unit that gives the smallest exact whole number:
+// "256MiB", "10MB", "1536B", "0B". UnmarshalText reads it back.
+func (b ByteSize) String() string {
+	best := byteUnits[len(byteUnits)-1] // "B" divides everything
+	if b != 0 {
+		for _, u := range byteUnits {
+			if b%u.mult == 0 && u.mult > best.mult {
+				best = u
+			}
+		}
+	}
+	return strconv.FormatInt(int64(b/best.mult), 10) + best.name
+}

@@ -1,0 +1,122 @@
+package metadata
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+)
+
+// ErrCorrupt is wrapped by every decode error of this package. Test for it
+// with errors.Is.
+var ErrCorrupt = errors.New("metadata: corrupt record")
+
+// MetaHeaderLen is the length of the part every Meta record starts with: the
+// type byte and expire_ms. On-disk: append, never renumber; this value never
+// changes.
+const MetaHeaderLen = 9
+
+// Lengths of the payload of composite Meta records.
+const (
+	metaCompositeLen = MetaHeaderLen + 8 + 8    // uid, size
+	metaListLen      = metaCompositeLen + 8 + 8 // head, tail
+)
+
+// Meta is the value under a user key in the metadata CF. Big-endian layout:
+//
+//	| type u8 | expire_ms u64 | payload |
+//
+//	string:          payload = | value bytes |               (may be empty)
+//	hash, set, zset: payload = | uid u64 | size u64 |
+//	list:            payload = | uid u64 | size u64 | head u64 | tail u64 |
+//
+// A string record is MetaHeaderLen bytes plus its value; a hash, set or zset
+// record is exactly 25 bytes and a list record exactly 41.
+type Meta struct {
+	// Type is the key's type; on-disk: append, never renumber.
+	Type Type
+	// ExpireMs is the absolute expiry time in unix milliseconds; 0 means no
+	// expiry. It is never negative on disk.
+	ExpireMs int64
+	// UID identifies the key's elements in the subkey, score and bookkeeping
+	// CFs. It is fresh on every (re)creation and never reused, so elements of
+	// an older uid are garbage. Composite types only; 0 for strings.
+	UID uint64
+	// Size is the element count. Composite types only; 0 for strings.
+	Size uint64
+	// Head and Tail bound a list's live element indexes: [Head, Tail). Lists
+	// only; 0 for other types. A new list starts with both at subkey.ListStart.
+	Head, Tail uint64
+	// Value is a string's value. Strings only; nil for other types.
+	// DecodeMeta sets it to a non-nil subslice of its input (empty for an
+	// empty string), capped to its length: it aliases the input.
+	Value []byte
+}
+
+// Append appends m's encoding to dst and returns the extended slice. It writes
+// only the fields m.Type uses and ignores the others. A Meta that DecodeMeta
+// would reject (an unknown Type, a negative ExpireMs) still encodes, to bytes
+// that DecodeMeta rejects; for an unknown Type only the header is written.
+func (m Meta) Append(dst []byte) []byte {
+	dst = append(dst, byte(m.Type))
+	dst = binary.BigEndian.AppendUint64(dst, uint64(m.ExpireMs))
+	switch {
+	case m.Type == TypeString:
+		dst = append(dst, m.Value...)
+	case m.Type.Composite():
+		dst = binary.BigEndian.AppendUint64(dst, m.UID)
+		dst = binary.BigEndian.AppendUint64(dst, m.Size)
+		if m.Type == TypeList {
+			dst = binary.BigEndian.AppendUint64(dst, m.Head)
+			dst = binary.BigEndian.AppendUint64(dst, m.Tail)
+		}
+	}
+	return dst
+}
+
+// DecodeMeta decodes a Meta record. It rejects input shorter than its type
+// needs, trailing bytes after a composite payload, an unknown type and a
+// negative expiry, with an error wrapping ErrCorrupt. It checks the framing
+// only, not the relations between fields (such as Size == Tail-Head).
+//
+// The returned Value aliases b.
+func DecodeMeta(b []byte) (Meta, error) {
+	if len(b) < MetaHeaderLen {
+		return Meta{}, fmt.Errorf("meta: %d bytes, want at least %d: %w", len(b), MetaHeaderLen, ErrCorrupt)
+	}
+	m := Meta{
+		Type:     Type(b[0]),
+		ExpireMs: int64(binary.BigEndian.Uint64(b[1:MetaHeaderLen])),
+	}
+	if !m.Type.Valid() {
+		return Meta{}, fmt.Errorf("meta: unknown type %d: %w", b[0], ErrCorrupt)
+	}
+	if m.ExpireMs < 0 {
+		return Meta{}, fmt.Errorf("meta: negative expire_ms %d: %w", m.ExpireMs, ErrCorrupt)
+	}
+	if m.Type == TypeString {
+		m.Value = b[MetaHeaderLen:len(b):len(b)]
+		return m, nil
+	}
+	want := metaCompositeLen
+	if m.Type == TypeList {
+		want = metaListLen
+	}
+	if len(b) != want {
+		return Meta{}, fmt.Errorf("meta: %s record of %d bytes, want %d: %w", m.Type, len(b), want, ErrCorrupt)
+	}
+	m.UID = binary.BigEndian.Uint64(b[9:17])
+	m.Size = binary.BigEndian.Uint64(b[17:25])
+	if m.Type == TypeList {
+		m.Head = binary.BigEndian.Uint64(b[25:33])
+		m.Tail = binary.BigEndian.Uint64(b[33:41])
+	}
+	return m, nil
+}
+
+// Expired reports whether m has expired at nowMs (unix milliseconds): it has
+// an expiry and the expiry is not after nowMs. This is the one definition of
+// liveness: an expired key is absent to every reader, and its elements are
+// garbage to the compaction filters.
+func (m Meta) Expired(nowMs int64) bool {
+	return m.ExpireMs != 0 && m.ExpireMs <= nowMs
+}

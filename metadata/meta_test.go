@@ -1,0 +1,247 @@
+package metadata
+
+import (
+	"bytes"
+	"math"
+	"testing"
+)
+
+func TestMetaRoundTrip(t *testing.T) {
+	tests := []struct {
+		name string
+		m    Meta
+	}{
+		{"string", Meta{Type: TypeString, Value: []byte("bar")}},
+		{"string empty", Meta{Type: TypeString, Value: []byte{}}},
+		{"string binary ttl", Meta{Type: TypeString, ExpireMs: 1700000000000, Value: []byte{0, 0xff, 0, 1}}},
+		{"string max expire", Meta{Type: TypeString, ExpireMs: math.MaxInt64, Value: []byte("x")}},
+		{"hash", Meta{Type: TypeHash, UID: 1, Size: 2}},
+		{"hash max", Meta{Type: TypeHash, ExpireMs: math.MaxInt64, UID: math.MaxUint64, Size: math.MaxUint64}},
+		{"set", Meta{Type: TypeSet, ExpireMs: 5, UID: 42, Size: 1}},
+		{"zset", Meta{Type: TypeZSet, UID: 9, Size: 1 << 40}},
+		{"list new", Meta{Type: TypeList, UID: 3, Head: 1 << 63, Tail: 1 << 63}},
+		{"list", Meta{Type: TypeList, ExpireMs: 1, UID: 7, Size: 3, Head: 1<<63 - 1, Tail: 1<<63 + 2}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			prefix := []byte("prefix")
+			enc := tt.m.Append(bytes.Clone(prefix))
+			if !bytes.HasPrefix(enc, prefix) {
+				t.Fatalf("Append clobbered dst: %x", enc)
+			}
+			got, err := DecodeMeta(enc[len(prefix):])
+			if err != nil {
+				t.Fatalf("DecodeMeta: %v", err)
+			}
+			if got.Type != tt.m.Type || got.ExpireMs != tt.m.ExpireMs || got.UID != tt.m.UID ||
+				got.Size != tt.m.Size || got.Head != tt.m.Head || got.Tail != tt.m.Tail ||
+				!bytes.Equal(got.Value, tt.m.Value) {
+				t.Fatalf("DecodeMeta = %+v, want %+v", got, tt.m)
+			}
+			if tt.m.Type == TypeString && got.Value == nil {
+				t.Fatal("string Value is nil, want non-nil")
+			}
+			if tt.m.Type != TypeString && got.Value != nil {
+				t.Fatalf("composite Value = %x, want nil", got.Value)
+			}
+		})
+	}
+}
+
+// TestMetaAppendIgnoresUnusedFields checks that fields a type does not use
+// are not written.
+func TestMetaAppendIgnoresUnusedFields(t *testing.T) {
+	tests := []struct {
+		name       string
+		m, cleaned Meta
+	}{
+		{"string", Meta{Type: TypeString, UID: 1, Size: 2, Head: 3, Tail: 4, Value: []byte("v")}, Meta{Type: TypeString, Value: []byte("v")}},
+		{"hash", Meta{Type: TypeHash, UID: 1, Size: 2, Head: 3, Tail: 4, Value: []byte("v")}, Meta{Type: TypeHash, UID: 1, Size: 2}},
+		{"unknown type", Meta{Type: 0, ExpireMs: 1, UID: 1, Value: []byte("v")}, Meta{Type: 0, ExpireMs: 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got, want := tt.m.Append(nil), tt.cleaned.Append(nil); !bytes.Equal(got, want) {
+				t.Fatalf("Append = %x, want %x", got, want)
+			}
+		})
+	}
+}
+
+// TestMetaGolden fails if and only if the on-disk format changed.
+func TestMetaGolden(t *testing.T) {
+	tests := []struct {
+		name string
+		m    Meta
+		hex  string // type, expire_ms, payload
+	}{
+		{"string", Meta{Type: TypeString, Value: []byte("bar")},
+			"01 0000000000000000 626172"},
+		{"string empty ttl", Meta{Type: TypeString, ExpireMs: 1700000000000},
+			"01 0000018bcfe56800"},
+		{"hash", Meta{Type: TypeHash, UID: 1, Size: 2},
+			"02 0000000000000000 0000000000000001 0000000000000002"},
+		{"list", Meta{Type: TypeList, UID: 7, Size: 3, Head: 1<<63 - 1, Tail: 1<<63 + 2},
+			"03 0000000000000000 0000000000000007 0000000000000003 7fffffffffffffff 8000000000000002"},
+		{"set ttl", Meta{Type: TypeSet, ExpireMs: 1700000000000, UID: 0x0102030405060708, Size: 3},
+			"04 0000018bcfe56800 0102030405060708 0000000000000003"},
+		{"zset", Meta{Type: TypeZSet, UID: 9, Size: 1},
+			"05 0000000000000000 0000000000000009 0000000000000001"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want := unhex(t, tt.hex)
+			if got := tt.m.Append(nil); !bytes.Equal(got, want) {
+				t.Fatalf("encoding changed:\n got %x\nwant %x", got, want)
+			}
+			m, err := DecodeMeta(want)
+			if err != nil {
+				t.Fatalf("DecodeMeta(%x): %v", want, err)
+			}
+			if got := m.Append(nil); !bytes.Equal(got, want) {
+				t.Fatalf("decoding changed: re-encoded %x", got)
+			}
+		})
+	}
+}
+
+func TestDecodeMetaCorrupt(t *testing.T) {
+	tests := []struct {
+		name string
+		hex  string
+	}{
+		{"empty", ""},
+		{"type only", "01"},
+		{"short header", "01 00000000000000"},
+		{"type zero", "00 0000000000000000"},
+		{"type unknown", "06 0000000000000000 0000000000000001 0000000000000002"},
+		{"type 255", "ff 0000000000000000"},
+		{"negative expire", "01 8000000000000000 626172"},
+		{"expire -1", "02 ffffffffffffffff 0000000000000001 0000000000000002"},
+		{"hash header only", "02 0000000000000000"},
+		{"hash short", "02 0000000000000000 0000000000000001 00000000000000"},
+		{"hash trailing", "02 0000000000000000 0000000000000001 0000000000000002 00"},
+		{"set short", "04 0000000000000000 0000000000000001"},
+		{"zset trailing", "05 0000000000000000 0000000000000001 0000000000000002 0000000000000003"},
+		{"list as hash", "03 0000000000000000 0000000000000001 0000000000000002"},
+		{"list short", "03 0000000000000000 0000000000000001 0000000000000002 0000000000000003 00000000000000"},
+		{"list trailing", "03 0000000000000000 0000000000000001 0000000000000002 0000000000000003 0000000000000004 00"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := DecodeMeta(unhex(t, tt.hex))
+			wantCorrupt(t, err)
+		})
+	}
+}
+
+// TestDecodeMetaAliases documents that a decoded string Value aliases the
+// input and cannot grow into memory past it.
+func TestDecodeMetaAliases(t *testing.T) {
+	b := Meta{Type: TypeString, Value: []byte("abc")}.Append(make([]byte, 0, 64))
+	m, err := DecodeMeta(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[MetaHeaderLen] = 'X'
+	if string(m.Value) != "Xbc" {
+		t.Fatalf("Value = %q, want it to alias the input", m.Value)
+	}
+	if cap(m.Value) != len(m.Value) {
+		t.Fatalf("cap(Value) = %d, want %d", cap(m.Value), len(m.Value))
+	}
+}
+
+func TestMetaExpired(t *testing.T) {
+	tests := []struct {
+		name     string
+		expireMs int64
+		nowMs    int64
+		want     bool
+	}{
+		{"no expiry", 0, 1700000000000, false},
+		{"no expiry at zero", 0, 0, false},
+		{"future", 1700000000001, 1700000000000, false},
+		{"now", 1700000000000, 1700000000000, true},
+		{"past", 1699999999999, 1700000000000, true},
+		{"max", math.MaxInt64, math.MaxInt64 - 1, false},
+		{"max now", math.MaxInt64, math.MaxInt64, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, typ := range []Type{TypeString, TypeHash, TypeList} {
+				if got := (Meta{Type: typ, ExpireMs: tt.expireMs}).Expired(tt.nowMs); got != tt.want {
+					t.Errorf("%s: Expired(%d) with ExpireMs %d = %v, want %v", typ, tt.nowMs, tt.expireMs, got, tt.want)
+				}
+			}
+		})
+	}
+}
+
+func TestMetaHeaderLen(t *testing.T) {
+	if n := len(Meta{Type: TypeString}.Append(nil)); n != MetaHeaderLen {
+		t.Fatalf("empty string record is %d bytes, MetaHeaderLen is %d", n, MetaHeaderLen)
+	}
+}
+
+// FuzzDecodeMeta checks that DecodeMeta never panics, wraps ErrCorrupt on
+// error, and accepts only canonical input. It also drives the fixed-width
+// decoders of the default-CF system values (DecodeU64, DecodeU32,
+// DecodeCounter), which `make fuzz` has no separate target for.
+func FuzzDecodeMeta(f *testing.F) {
+	for _, m := range []Meta{
+		{Type: TypeString, Value: []byte("bar")},
+		{Type: TypeString, ExpireMs: 1700000000000},
+		{Type: TypeHash, UID: 1, Size: 2},
+		{Type: TypeList, UID: 7, Size: 3, Head: 1<<63 - 1, Tail: 1<<63 + 2},
+		{Type: TypeSet, ExpireMs: 1, UID: 3, Size: 1},
+		{Type: TypeZSet, UID: 9, Size: 1},
+	} {
+		f.Add(m.Append(nil))
+	}
+	f.Add([]byte{})
+	f.Add([]byte{6, 0, 0, 0, 0, 0, 0, 0, 0})
+	f.Add(EncodeCounterDelta(nil, -1))
+	f.Add(EncodeU32(nil, FormatVersion))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > maxFuzzLen {
+			return
+		}
+		in := bytes.Clone(b)
+		m, err := DecodeMeta(b)
+		fuzzCheckErr(t, err)
+		if err == nil {
+			if got := m.Append(nil); !bytes.Equal(got, in) {
+				t.Fatalf("accepted non-canonical input %x: re-encoded %x", in, got)
+			}
+			if !m.Type.Valid() || m.ExpireMs < 0 {
+				t.Fatalf("accepted invalid record %x: %+v", in, m)
+			}
+		}
+		if !bytes.Equal(b, in) {
+			t.Fatalf("DecodeMeta modified its input")
+		}
+
+		if v, err := DecodeU64(b); err == nil {
+			if got := EncodeU64(nil, v); !bytes.Equal(got, in) {
+				t.Fatalf("DecodeU64 accepted non-canonical %x", in)
+			}
+		} else {
+			fuzzCheckErr(t, err)
+		}
+		if v, err := DecodeU32(b); err == nil {
+			if got := EncodeU32(nil, v); !bytes.Equal(got, in) {
+				t.Fatalf("DecodeU32 accepted non-canonical %x", in)
+			}
+		} else {
+			fuzzCheckErr(t, err)
+		}
+		if v, err := DecodeCounter(b); err == nil {
+			if got := EncodeCounterDelta(nil, v); !bytes.Equal(got, in) {
+				t.Fatalf("DecodeCounter accepted non-canonical %x", in)
+			}
+		} else {
+			fuzzCheckErr(t, err)
+		}
+	})
+}

@@ -1,0 +1,92 @@
+package metadata
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// System records live in the default CF. Their keys are ASCII strings that
+// start with "shale:"; a key carrying a db appends it as u16 big-endian.
+//
+//	"shale:format-version"   -> | version u32 |         big-endian
+//	"shale:uid-high-water"   -> | uid u64 |             big-endian
+//	"shale:keys:" | db u16 | -> | count u64 |           LITTLE-endian
+
+// KeyFormatVersion is the default-CF key of the on-disk format version. Its
+// value is a u32, big-endian (EncodeU32); the current version is
+// FormatVersion. Do not modify the slice.
+var KeyFormatVersion = []byte("shale:format-version")
+
+// FormatVersion is the on-disk format version this code reads and writes,
+// stored under KeyFormatVersion. Bump it, never reuse a value, whenever a
+// layout changes incompatibly.
+const FormatVersion uint32 = 1
+
+// KeyUIDHighWater is the default-CF key of the uid high-water mark, which the
+// uid allocator persists (synced) before it hands out uids up to it, so that
+// no uid on disk is above it. Its value is a u64, big-endian (EncodeU64). Do
+// not modify the slice.
+var KeyUIDHighWater = []byte("shale:uid-high-water")
+
+// counterKeyPrefix starts every per-db key counter key.
+const counterKeyPrefix = "shale:keys:"
+
+// AppendCounterKey appends the default-CF key of db's key counter to dst and
+// returns the extended slice: "shale:keys:" followed by db as u16 big-endian.
+// Its value is a counter (EncodeCounterDelta, DecodeCounter).
+func AppendCounterKey(dst []byte, db uint16) []byte {
+	dst = append(dst, counterKeyPrefix...)
+	return binary.BigEndian.AppendUint16(dst, db)
+}
+
+// EncodeCounterDelta appends a counter operand that adds delta to a counter
+// to dst and returns the extended slice: 8 bytes, LITTLE-endian, the one
+// exception to big-endian in Shale's format. Counters are updated with
+// RocksDB's built-in uint64add merge operator, which reads and writes its
+// operands with EncodeFixed64/DecodeFixed64, little-endian. A negative delta
+// is written as its two's complement, which the operator's wrapping addition
+// turns into a subtraction. The same encoding serves as the full value of a
+// counter (e.g. 0 after FLUSHDB).
+func EncodeCounterDelta(dst []byte, delta int64) []byte {
+	return binary.LittleEndian.AppendUint64(dst, uint64(delta))
+}
+
+// DecodeCounter decodes a counter value (a merge result or a single operand):
+// 8 bytes, little-endian, read as two's complement. Anything but exactly 8
+// bytes is rejected with an error wrapping ErrCorrupt.
+func DecodeCounter(b []byte) (int64, error) {
+	if len(b) != 8 {
+		return 0, fmt.Errorf("counter: %d bytes, want 8: %w", len(b), ErrCorrupt)
+	}
+	return int64(binary.LittleEndian.Uint64(b)), nil
+}
+
+// EncodeU64 appends v as 8 big-endian bytes to dst and returns the extended
+// slice. It encodes the value of KeyUIDHighWater.
+func EncodeU64(dst []byte, v uint64) []byte {
+	return binary.BigEndian.AppendUint64(dst, v)
+}
+
+// DecodeU64 decodes 8 big-endian bytes. Anything but exactly 8 bytes is
+// rejected with an error wrapping ErrCorrupt.
+func DecodeU64(b []byte) (uint64, error) {
+	if len(b) != 8 {
+		return 0, fmt.Errorf("u64: %d bytes, want 8: %w", len(b), ErrCorrupt)
+	}
+	return binary.BigEndian.Uint64(b), nil
+}
+
+// EncodeU32 appends v as 4 big-endian bytes to dst and returns the extended
+// slice. It encodes the value of KeyFormatVersion.
+func EncodeU32(dst []byte, v uint32) []byte {
+	return binary.BigEndian.AppendUint32(dst, v)
+}
+
+// DecodeU32 decodes 4 big-endian bytes. Anything but exactly 4 bytes is
+// rejected with an error wrapping ErrCorrupt.
+func DecodeU32(b []byte) (uint32, error) {
+	if len(b) != 4 {
+		return 0, fmt.Errorf("u32: %d bytes, want 4: %w", len(b), ErrCorrupt)
+	}
+	return binary.BigEndian.Uint32(b), nil
+}
