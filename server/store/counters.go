@@ -1,0 +1,40 @@
+package store
+
+import (
+	"fmt"
+	"sync/atomic"
+
+	"github.com/shaledb/shale/metadata"
+)
+
+// counters mirrors the per-db key counters of the default CF in memory, so
+// DBSIZE is O(1). The disk copy changes by merge operands in the same batch
+// as the keys; the memory copy changes after that batch is written.
+type counters struct {
+	keys []atomic.Int64
+}
+
+func loadCounters(s *Store, databases int) (*counters, error) {
+	c := &counters{keys: make([]atomic.Int64, databases)}
+	for db := range c.keys {
+		raw, ok, err := s.Get(CFDefault, metadata.AppendCounterKey(nil, uint16(db)))
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		n, err := metadata.DecodeCounter(raw)
+		if err != nil {
+			return nil, fmt.Errorf("store: key counter of db %d: %w", db, err)
+		}
+		c.keys[db].Store(n)
+	}
+	return c, nil
+}
+
+// KeyCount is the number of keys in db, expired-but-not-yet-reaped included
+// (as Redis's DBSIZE).
+func (s *Store) KeyCount(db int) int64 {
+	return s.counters.keys[db].Load()
+}

@@ -1,0 +1,310 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/linxGnu/grocksdb"
+	"github.com/rs/zerolog"
+
+	"github.com/shaledb/shale/compaction"
+	"github.com/shaledb/shale/conf"
+	"github.com/shaledb/shale/metadata"
+)
+
+// ErrClosed is returned by operations on a closed Store.
+var ErrClosed = errors.New("store: closed")
+
+// Store is an open Shale database.
+type Store struct {
+	cfg  conf.Config
+	log  zerolog.Logger
+	db   *grocksdb.DB
+	cfs  [numCFs]*grocksdb.ColumnFamilyHandle
+	opts *rocksOptions
+	ro   *grocksdb.ReadOptions
+	wo   *grocksdb.WriteOptions
+	gc   *compaction.GC
+
+	uids     uidAllocator
+	locks    keyLocks
+	counters *counters
+	reclaim  *reclaimer
+
+	closeOnce sync.Once
+	closed    chan struct{}
+}
+
+// Open opens (or creates) the database in cfg.Storage.Dir.
+func Open(cfg conf.Config, log zerolog.Logger) (*Store, error) {
+	log = log.With().Str("component", "store").Logger()
+	if err := os.MkdirAll(cfg.Storage.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("store: create dir: %w", err)
+	}
+	gc := compaction.NewGC(log.With().Str("component", "compaction").Logger())
+	opts, err := buildOptions(cfg, gc)
+	if err != nil {
+		return nil, err
+	}
+	names := cfNames[:]
+	db, handles, err := grocksdb.OpenDbColumnFamilies(opts.db, cfg.Storage.Dir, names, opts.cfs[:])
+	if err != nil {
+		opts.destroy()
+		return nil, fmt.Errorf("store: open %s: %w", cfg.Storage.Dir, err)
+	}
+	s := &Store{
+		cfg:    cfg,
+		log:    log,
+		db:     db,
+		opts:   opts,
+		ro:     grocksdb.NewDefaultReadOptions(),
+		wo:     grocksdb.NewDefaultWriteOptions(),
+		gc:     gc,
+		closed: make(chan struct{}),
+	}
+	copy(s.cfs[:], handles)
+	s.wo.SetSync(cfg.Storage.SyncWrites)
+
+	if err := s.checkFormat(); err != nil {
+		s.closeHandles()
+		return nil, err
+	}
+	if err := s.uids.load(s); err != nil {
+		s.closeHandles()
+		return nil, err
+	}
+	if s.counters, err = loadCounters(s, cfg.Server.Databases); err != nil {
+		s.closeHandles()
+		return nil, err
+	}
+	s.reclaim = newReclaimer(s, cfg.Compaction)
+	gc.Publish(s)
+	go s.reclaim.run()
+	log.Info().Str("dir", cfg.Storage.Dir).Msg("store opened")
+	return s, nil
+}
+
+// checkFormat writes the format version into a new database and refuses a
+// database written in a format this build does not know.
+func (s *Store) checkFormat() error {
+	raw, ok, err := s.Get(CFDefault, metadata.KeyFormatVersion)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		v := []byte{0, 0, 0, byte(metadata.FormatVersion)}
+		return s.db.PutCF(s.wo, s.cfs[CFDefault], metadata.KeyFormatVersion, v)
+	}
+	if len(raw) != 4 || raw[0] != 0 || raw[1] != 0 || raw[2] != 0 || uint32(raw[3]) != metadata.FormatVersion {
+		return fmt.Errorf("store: data format %x is not %d; this build cannot read it", raw, metadata.FormatVersion)
+	}
+	return nil
+}
+
+// Close stops background work, flushes the memtables and closes the
+// database. It is safe to call more than once.
+func (s *Store) Close() error {
+	var err error
+	s.closeOnce.Do(func() {
+		close(s.closed)
+		s.reclaim.stop()
+		fo := grocksdb.NewDefaultFlushOptions()
+		fo.SetWait(true)
+		for _, h := range s.cfs {
+			if ferr := s.db.FlushCF(h, fo); ferr != nil && err == nil {
+				err = fmt.Errorf("store: flush: %w", ferr)
+			}
+		}
+		fo.Destroy()
+		s.gc.Publish(nil)
+		s.db.CancelAllBackgroundWork(true)
+		s.closeHandles()
+		s.log.Info().Msg("store closed")
+	})
+	return err
+}
+
+func (s *Store) closeHandles() {
+	for _, h := range s.cfs {
+		h.Destroy()
+	}
+	s.db.Close()
+	s.ro.Destroy()
+	s.wo.Destroy()
+	s.opts.destroy()
+}
+
+// Databases is the number of logical databases (SELECT range).
+func (s *Store) Databases() int { return s.cfg.Server.Databases }
+
+// Get reads one record. The value is a copy in Go memory.
+func (s *Store) Get(cf CF, key []byte) ([]byte, bool, error) {
+	return s.get(s.ro, cf, key)
+}
+
+func (s *Store) get(ro *grocksdb.ReadOptions, cf CF, key []byte) ([]byte, bool, error) {
+	v, err := s.db.GetPinnedCF(ro, s.cfs[cf], key)
+	if err != nil {
+		return nil, false, fmt.Errorf("store: get %s: %w", cf, err)
+	}
+	defer v.Destroy()
+	if !v.Exists() {
+		return nil, false, nil
+	}
+	data := v.Data()
+	out := make([]byte, len(data))
+	copy(out, data)
+	return out, true, nil
+}
+
+// MultiGet reads many records of one CF at once. vals[i] is nil when keys[i]
+// is absent (found[i] tells an empty value from a missing one).
+func (s *Store) MultiGet(cf CF, keys [][]byte) (vals [][]byte, found []bool, err error) {
+	if len(keys) == 0 {
+		return nil, nil, nil
+	}
+	slices, err := s.db.MultiGetCF(s.ro, s.cfs[cf], keys...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("store: multiget %s: %w", cf, err)
+	}
+	defer slices.Destroy()
+	vals = make([][]byte, len(keys))
+	found = make([]bool, len(keys))
+	for i, sl := range slices {
+		if sl.Exists() {
+			found[i] = true
+			vals[i] = append([]byte{}, sl.Data()...)
+		}
+	}
+	return vals, found, nil
+}
+
+// Iterate calls fn for each record of cf with lower <= key < upper (upper nil
+// means no bound), in key order, or in reverse order when reverse is set,
+// until fn returns false. key and val are valid only during the call.
+func (s *Store) Iterate(cf CF, lower, upper []byte, reverse bool, fn func(key, val []byte) bool) error {
+	ro := grocksdb.NewDefaultReadOptions()
+	defer ro.Destroy()
+	if lower != nil {
+		ro.SetIterateLowerBound(lower)
+	}
+	if upper != nil {
+		ro.SetIterateUpperBound(upper)
+	}
+	it := s.db.NewIteratorCF(ro, s.cfs[cf])
+	defer it.Close()
+	if reverse {
+		it.SeekToLast()
+	} else {
+		it.SeekToFirst()
+	}
+	for ; it.Valid(); step(it, reverse) {
+		k, v := it.Key(), it.Value()
+		more := fn(k.Data(), v.Data())
+		k.Free()
+		v.Free()
+		if !more {
+			break
+		}
+	}
+	if err := it.Err(); err != nil {
+		return fmt.Errorf("store: iterate %s: %w", cf, err)
+	}
+	return nil
+}
+
+func step(it *grocksdb.Iterator, reverse bool) {
+	if reverse {
+		it.Prev()
+	} else {
+		it.Next()
+	}
+}
+
+// Owner implements compaction.Reader: bookkeeping[uid] and the metadata it
+// names, read from one snapshot.
+func (s *Store) Owner(uid uint64) (compaction.Owner, error) {
+	var o compaction.Owner
+	o.SnapMs = time.Now().UnixMilli()
+	snap := s.db.NewSnapshot()
+	defer s.db.ReleaseSnapshot(snap)
+	ro := grocksdb.NewDefaultReadOptions()
+	defer ro.Destroy()
+	ro.SetSnapshot(snap)
+
+	var keyBuf [8]byte
+	book, ok, err := s.get(ro, CFBookkeeping, metadata.AppendBookKey(keyBuf[:0], uid))
+	if err != nil || !ok {
+		return o, err
+	}
+	o.BookFound, o.Book = true, book
+	mkey, err := compaction.MetaKeyFor(nil, book)
+	if err != nil {
+		return o, nil // Decide keeps an undecodable bookkeeping record
+	}
+	o.Meta, o.MetaFound, err = s.get(ro, CFMeta, mkey)
+	return o, err
+}
+
+// GCStats returns the compaction filters' counters.
+func (s *Store) GCStats() compaction.Stats { return s.gc.Stats() }
+
+// Compact runs a full manual compaction of every column family, forcing the
+// bottommost level through the filters (a plain CompactRange could be a
+// trivial move that rewrites, and so reclaims, nothing).
+func (s *Store) Compact() {
+	opt := grocksdb.NewCompactRangeOptions()
+	defer opt.Destroy()
+	opt.SetBottommostLevelCompaction(grocksdb.KForce)
+	opt.SetExclusiveManualCompaction(false)
+	for _, h := range s.cfs {
+		s.db.CompactRangeCFOpt(h, grocksdb.Range{}, opt)
+	}
+}
+
+// CompactRange compacts [lower, upper) of one CF, forcing the bottommost level.
+func (s *Store) CompactRange(cf CF, lower, upper []byte) {
+	opt := grocksdb.NewCompactRangeOptions()
+	defer opt.Destroy()
+	opt.SetBottommostLevelCompaction(grocksdb.KForce)
+	opt.SetExclusiveManualCompaction(false)
+	s.db.CompactRangeCFOpt(s.cfs[cf], grocksdb.Range{Start: lower, Limit: upper}, opt)
+}
+
+// CountRecords counts the visible records of a CF by iterating it. It is
+// O(records): tests and DEBUG use it to see what compaction left on disk.
+func (s *Store) CountRecords(cf CF) (int64, error) {
+	var n int64
+	err := s.Iterate(cf, nil, nil, false, func(_, _ []byte) bool { n++; return true })
+	return n, err
+}
+
+// Property returns a RocksDB property of one CF, e.g. "rocksdb.estimate-num-keys".
+func (s *Store) Property(cf CF, name string) string {
+	return s.db.GetPropertyCF(name, s.cfs[cf])
+}
+
+// SSTBytes is the total size of the live SST files of a CF.
+func (s *Store) SSTBytes(cf CF) uint64 {
+	m := s.db.GetColumnFamilyMetadataCF(s.cfs[cf])
+	return m.Size()
+}
+
+// SetCFOptions changes RocksDB options of one CF at runtime (SetOptions).
+func (s *Store) SetCFOptions(cf CF, keys, values []string) error {
+	if err := s.db.SetOptionsCF(s.cfs[cf], keys, values); err != nil {
+		return fmt.Errorf("store: set options on %s: %w", cf, err)
+	}
+	return nil
+}
+
+// BlockCacheUsage is the bytes in use in the shared block cache.
+func (s *Store) BlockCacheUsage() (usage, capacity uint64) {
+	if s.opts.sharedCache == nil {
+		return 0, 0
+	}
+	return s.opts.sharedCache.GetUsage(), s.opts.sharedCache.GetCapacity()
+}

@@ -1,0 +1,208 @@
+package store_test
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/shaledb/shale/metadata"
+	"github.com/shaledb/shale/server/store"
+	"github.com/shaledb/shale/server/store/storetest"
+	"github.com/shaledb/shale/subkey"
+)
+
+func TestUIDsNeverReusedAcrossReopen(t *testing.T) {
+	cfg := storetest.Config(t)
+	seen := map[uint64]bool{}
+	var maxUID uint64
+	for round := range 3 {
+		st := storetest.Open(t, &cfg)
+		for range 5000 {
+			uid, err := st.NewUID()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if seen[uid] || uid <= maxUID || uid == 0 {
+				t.Fatalf("round %d: uid %d reused or not increasing (max %d)", round, uid, maxUID)
+			}
+			seen[uid], maxUID = true, uid
+		}
+		if err := st.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestUIDsConcurrent(t *testing.T) {
+	st := storetest.Open(t, nil)
+	var mu sync.Mutex
+	seen := map[uint64]bool{}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 3000 {
+				uid, err := st.NewUID()
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				if seen[uid] {
+					t.Errorf("uid %d handed out twice", uid)
+				}
+				seen[uid] = true
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func TestCountersSurviveReopen(t *testing.T) {
+	cfg := storetest.Config(t)
+	st := storetest.Open(t, &cfg)
+	b := st.NewBatch()
+	b.AddKeys(0, 5)
+	b.AddKeys(3, 2)
+	b.AddKeys(0, -1)
+	if err := st.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	b.Release()
+	if got := st.KeyCount(0); got != 4 {
+		t.Fatalf("db0 = %d, want 4", got)
+	}
+	st.Close()
+	st = storetest.Open(t, &cfg)
+	if got, got3 := st.KeyCount(0), st.KeyCount(3); got != 4 || got3 != 2 {
+		t.Fatalf("after reopen db0 = %d, db3 = %d, want 4, 2", got, got3)
+	}
+	b = st.NewBatch()
+	b.ResetKeys(0)
+	if err := st.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	b.Release()
+	st.Close()
+	st = storetest.Open(t, &cfg)
+	if got := st.KeyCount(0); got != 0 {
+		t.Fatalf("after reset and reopen db0 = %d, want 0", got)
+	}
+}
+
+// writeHash writes a hash's metadata, bookkeeping and n fields in one batch.
+func writeHash(t *testing.T, st *store.Store, key string, n int) uint64 {
+	t.Helper()
+	uid, err := st.NewUID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := st.NewBatch()
+	defer b.Release()
+	b.Put(store.CFMeta, metadata.AppendMetaKey(nil, 0, []byte(key)), metadata.Meta{Type: metadata.TypeHash, UID: uid, Size: uint64(n)}.Append(nil))
+	b.Put(store.CFBookkeeping, metadata.AppendBookKey(nil, uid), metadata.Book{Type: metadata.TypeHash, Key: []byte(key)}.Append(nil))
+	for i := range n {
+		b.Put(store.CFSubkey, subkey.AppendKey(nil, uid, fmt.Appendf(nil, "f%07d", i)), []byte("v"))
+	}
+	if err := st.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	return uid
+}
+
+func deleteHash(t *testing.T, st *store.Store, key string, uid uint64, reclaim bool) {
+	t.Helper()
+	b := st.NewBatch()
+	defer b.Release()
+	b.Delete(store.CFMeta, metadata.AppendMetaKey(nil, 0, []byte(key)))
+	b.Delete(store.CFBookkeeping, metadata.AppendBookKey(nil, uid))
+	if reclaim {
+		b.Reclaim(uid)
+	}
+	if err := st.Write(b); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func count(t *testing.T, st *store.Store, cf store.CF) int64 {
+	t.Helper()
+	n, err := st.CountRecords(cf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestCompactDropsOrphansKeepsLive(t *testing.T) {
+	st := storetest.Open(t, nil)
+	old := writeHash(t, st, "h", 1000)
+	deleteHash(t, st, "h", old, false)
+	writeHash(t, st, "h", 3) // same name, new uid
+	writeHash(t, st, "other", 10)
+	if got := count(t, st, store.CFSubkey); got != 1013 {
+		t.Fatalf("before compaction: %d subkeys, want 1013", got)
+	}
+	st.Compact()
+	if got := count(t, st, store.CFSubkey); got != 13 {
+		t.Fatalf("after compaction: %d subkeys, want 13", got)
+	}
+	if got := count(t, st, store.CFBookkeeping); got != 2 {
+		t.Fatalf("after compaction: %d bookkeeping records, want 2", got)
+	}
+	if s := st.GCStats(); s.Dropped[0] != 1000 {
+		t.Fatalf("dropped %d subkeys, want 1000", s.Dropped[0])
+	}
+}
+
+func TestRenamedOwnerSurvives(t *testing.T) {
+	st := storetest.Open(t, nil)
+	uid := writeHash(t, st, "a", 100)
+	// RENAME a -> b: metadata moves, bookkeeping names the new key.
+	b := st.NewBatch()
+	b.Delete(store.CFMeta, metadata.AppendMetaKey(nil, 0, []byte("a")))
+	b.Put(store.CFMeta, metadata.AppendMetaKey(nil, 0, []byte("b")), metadata.Meta{Type: metadata.TypeHash, UID: uid, Size: 100}.Append(nil))
+	b.Put(store.CFBookkeeping, metadata.AppendBookKey(nil, uid), metadata.Book{Type: metadata.TypeHash, Key: []byte("b")}.Append(nil))
+	if err := st.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	b.Release()
+	st.Compact()
+	if got := count(t, st, store.CFSubkey); got != 100 {
+		t.Fatalf("renamed hash lost records: %d left, want 100", got)
+	}
+}
+
+func TestReclaimerCompactsQueuedUID(t *testing.T) {
+	cfg := storetest.Config(t)
+	cfg.Compaction.ReclaimDelay.Duration = 0
+	st := storetest.Open(t, &cfg)
+	uid := writeHash(t, st, "big", 20000)
+	writeHash(t, st, "small", 5)
+	deleteHash(t, st, "big", uid, true)
+	deadline := time.Now().Add(20 * time.Second)
+	for count(t, st, store.CFSubkey) != 5 {
+		if time.Now().After(deadline) {
+			t.Fatalf("reclaimer left %d subkeys, want 5 (stats %+v)", count(t, st, store.CFSubkey), st.ReclaimStats())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if st.ReclaimStats().Compactions == 0 {
+		t.Fatal("no reclaim compaction counted")
+	}
+}
+
+func TestCloseTwice(t *testing.T) {
+	st := storetest.Open(t, nil)
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Write(st.NewBatch()); err != store.ErrClosed {
+		t.Fatalf("write after close: %v, want ErrClosed", err)
+	}
+}
