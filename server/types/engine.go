@@ -1,0 +1,213 @@
+package types
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/shaledb/shale/metadata"
+	"github.com/shaledb/shale/server/store"
+	"github.com/shaledb/shale/subkey"
+)
+
+// MaxStringBytes is Redis's proto-max-bulk-len: no string value may grow
+// beyond it through APPEND, SETRANGE and the like.
+const MaxStringBytes = 512 << 20
+
+// Engine serves every logical database of one store.
+type Engine struct {
+	st     *store.Store
+	log    zerolog.Logger
+	dbs    []*DB
+	now    func() int64
+	expiry  *activeExpiry
+	cursors *cursorTable
+}
+
+// New returns an Engine over st. Call Start to begin active expiry and Stop
+// before closing the store.
+func New(st *store.Store, log zerolog.Logger) *Engine {
+	e := &Engine{st: st, log: log.With().Str("component", "types").Logger(), now: nowMs, cursors: newCursorTable()}
+	e.dbs = make([]*DB, st.Databases())
+	for i := range e.dbs {
+		e.dbs[i] = &DB{e: e, st: st, n: i, idx: uint16(i)}
+	}
+	e.expiry = newActiveExpiry(e)
+	return e
+}
+
+func nowMs() int64 { return time.Now().UnixMilli() }
+
+// Store is the engine's store (INFO, COMPACT and CONFIG read it).
+func (e *Engine) Store() *store.Store { return e.st }
+
+// Databases is the number of logical databases.
+func (e *Engine) Databases() int { return len(e.dbs) }
+
+// DB returns logical database n, or ErrDBIndex.
+func (e *Engine) DB(n int) (*DB, error) {
+	if n < 0 || n >= len(e.dbs) {
+		return nil, ErrDBIndex
+	}
+	return e.dbs[n], nil
+}
+
+// DB is one logical database (SELECT index).
+type DB struct {
+	e   *Engine
+	st  *store.Store
+	n   int
+	idx uint16
+}
+
+// Index is the database number.
+func (d *DB) Index() int { return d.n }
+
+func (d *DB) lock(keys ...[]byte) store.Unlock {
+	lk := make([]store.LockKey, len(keys))
+	for i, k := range keys {
+		lk[i] = store.LockKey{DB: d.n, Key: k}
+	}
+	return d.st.Lock(lk...)
+}
+
+// keyState is a key's metadata as one command sees it, and what it must undo
+// when it rewrites or removes the key.
+type keyState struct {
+	db         *DB
+	key        []byte
+	mkey       []byte
+	m          metadata.Meta
+	live       bool  // a record exists and has not expired
+	onDisk     bool  // a record exists (live or expired) and must be removed before re-creation
+	diskExpire int64 // the expire_ms recorded in the expire index, 0 = none
+	diskMeta   metadata.Meta
+}
+
+// load reads key's metadata. An expired record reads as absent, but is
+// remembered so that a write can remove it in the same batch.
+func (d *DB) load(key []byte, now int64) (*keyState, error) {
+	ks := &keyState{db: d, key: key, mkey: metadata.AppendMetaKey(nil, d.idx, key)}
+	raw, ok, err := d.st.Get(store.CFMeta, ks.mkey)
+	if err != nil || !ok {
+		return ks, err
+	}
+	m, err := metadata.DecodeMeta(raw)
+	if err != nil {
+		return nil, fmt.Errorf("key %q: %w", key, err)
+	}
+	ks.onDisk = true
+	ks.diskMeta = m
+	ks.diskExpire = m.ExpireMs
+	ks.m = m
+	ks.live = !m.Expired(now)
+	return ks, nil
+}
+
+// loadType is load plus a type check: it returns ErrWrongType when the key is
+// live and holds another type.
+func (d *DB) loadType(key []byte, t metadata.Type, now int64) (*keyState, error) {
+	ks, err := d.load(key, now)
+	if err != nil {
+		return nil, err
+	}
+	if ks.live && ks.m.Type != t {
+		return nil, ErrWrongType
+	}
+	return ks, nil
+}
+
+// remove deletes the key's records in b: metadata, bookkeeping and expiry
+// index. O(1): the sub-keys become orphans for the compaction filters, and a
+// big key is queued for a targeted compaction.
+func (ks *keyState) remove(b *store.Batch) {
+	if !ks.onDisk {
+		return
+	}
+	d := ks.db
+	old := ks.diskMeta
+	b.Delete(store.CFMeta, ks.mkey)
+	if old.Type.Composite() {
+		b.Delete(store.CFBookkeeping, metadata.AppendBookKey(nil, old.UID))
+		if int64(old.Size) >= d.st.ReclaimMinElements() {
+			b.Reclaim(old.UID)
+		}
+	}
+	if ks.diskExpire != 0 {
+		b.Delete(store.CFExpire, metadata.ExpireKey{ExpireMs: ks.diskExpire, DB: d.idx, Key: ks.key}.Append(nil))
+	}
+	b.AddKeys(d.n, -1)
+	ks.onDisk, ks.live, ks.diskExpire = false, false, 0
+	ks.m = metadata.Meta{}
+}
+
+// create makes the key new, of type t, removing any old record first. A
+// composite key gets a fresh uid and its bookkeeping record.
+func (ks *keyState) create(b *store.Batch, t metadata.Type) error {
+	ks.remove(b)
+	ks.m = metadata.Meta{Type: t}
+	if t.Composite() {
+		uid, err := ks.db.st.NewUID()
+		if err != nil {
+			return err
+		}
+		ks.m.UID = uid
+		if t == metadata.TypeList {
+			ks.m.Head, ks.m.Tail = subkey.ListStart, subkey.ListStart
+		}
+		b.Put(store.CFBookkeeping, metadata.AppendBookKey(nil, uid),
+			metadata.Book{Type: t, DB: ks.db.idx, Key: ks.key}.Append(nil))
+	}
+	b.AddKeys(ks.db.n, 1)
+	ks.live = true
+	return nil
+}
+
+// save writes the key's metadata in b, keeping the expiry index in step. A
+// composite key whose size dropped to zero is removed instead.
+func (ks *keyState) save(b *store.Batch) {
+	if ks.m.Type.Composite() && ks.m.Size == 0 {
+		if !ks.onDisk {
+			// Created and emptied within one command: undo the creation.
+			ks.onDisk, ks.diskMeta = true, ks.m
+		}
+		ks.remove(b)
+		return
+	}
+	b.Put(store.CFMeta, ks.mkey, ks.m.Append(nil))
+	if ks.m.ExpireMs != ks.diskExpire {
+		if ks.diskExpire != 0 {
+			b.Delete(store.CFExpire, metadata.ExpireKey{ExpireMs: ks.diskExpire, DB: ks.db.idx, Key: ks.key}.Append(nil))
+		}
+		if ks.m.ExpireMs != 0 {
+			b.Put(store.CFExpire, metadata.ExpireKey{ExpireMs: ks.m.ExpireMs, DB: ks.db.idx, Key: ks.key}.Append(nil), nil)
+		}
+	}
+	ks.onDisk, ks.diskMeta, ks.diskExpire = true, ks.m, ks.m.ExpireMs
+}
+
+// write runs fn with a fresh batch and writes the batch if fn succeeds.
+func (d *DB) write(fn func(b *store.Batch) error) error {
+	b := d.st.NewBatch()
+	defer b.Release()
+	if err := fn(b); err != nil {
+		return err
+	}
+	return d.st.Write(b)
+}
+
+// skey is the sub-key of member sub of the key's current uid.
+func (ks *keyState) skey(sub []byte) []byte {
+	return subkey.AppendKey(nil, ks.m.UID, sub)
+}
+
+// iterSub calls fn for every sub-key record of the key's current uid, in
+// order. sub and val are valid only during the call.
+func (d *DB) iterSub(uid uint64, fn func(sub, val []byte) bool) error {
+	lower := subkey.AppendPrefix(nil, uid)
+	upper := subkey.AppendUpperBound(nil, uid)
+	return d.st.Iterate(store.CFSubkey, lower, upper, false, func(k, v []byte) bool {
+		return fn(k[8:], v)
+	})
+}

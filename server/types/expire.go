@@ -1,0 +1,122 @@
+package types
+
+import (
+	"sync"
+	"time"
+
+	"github.com/shaledb/shale/metadata"
+	"github.com/shaledb/shale/server/store"
+)
+
+const (
+	expiryTick      = 100 * time.Millisecond
+	expiryBatch     = 256                   // due entries read per pass
+	expiryTickLimit = 25 * time.Millisecond // work per tick before yielding
+)
+
+// activeExpiry removes due keys in the background, so they leave DBSIZE,
+// KEYS and SCAN within about a tick of expiring even if nobody reads them.
+// It reads the expire CF up to now and removes each due key through the
+// normal remove path, under the key's lock, so counters stay exact. Index
+// entries whose key has since changed (new TTL, deleted, FLUSHDB) are stale
+// and dropped.
+type activeExpiry struct {
+	e     *Engine
+	stopc chan struct{}
+	wg    sync.WaitGroup
+	once  sync.Once
+}
+
+func newActiveExpiry(e *Engine) *activeExpiry {
+	return &activeExpiry{e: e, stopc: make(chan struct{})}
+}
+
+// Start begins active expiry.
+func (e *Engine) Start() {
+	e.expiry.wg.Add(1)
+	go e.expiry.run()
+}
+
+// Stop ends active expiry and waits for it.
+func (e *Engine) Stop() {
+	e.expiry.once.Do(func() { close(e.expiry.stopc) })
+	e.expiry.wg.Wait()
+}
+
+func (x *activeExpiry) run() {
+	defer x.wg.Done()
+	t := time.NewTicker(expiryTick)
+	defer t.Stop()
+	for {
+		select {
+		case <-x.stopc:
+			return
+		case <-t.C:
+		}
+		deadline := time.Now().Add(expiryTickLimit)
+		for {
+			n, err := x.e.ExpirePass(expiryBatch)
+			if err != nil {
+				x.e.log.Warn().Err(err).Msg("active expiry pass failed")
+				break
+			}
+			if n < expiryBatch || time.Now().After(deadline) {
+				break
+			}
+		}
+	}
+}
+
+// ExpirePass handles up to limit due entries of the expire index and returns
+// how many it handled.
+func (e *Engine) ExpirePass(limit int) (int, error) {
+	now := e.now()
+	var due []metadata.ExpireKey
+	var ierr error
+	err := e.st.Iterate(store.CFExpire, nil, metadata.AppendExpireUpTo(nil, now), false, func(k, _ []byte) bool {
+		ek, err := metadata.DecodeExpireKey(k)
+		if err != nil {
+			ierr = err
+			return false
+		}
+		ek.Key = append([]byte{}, ek.Key...)
+		due = append(due, ek)
+		return len(due) < limit
+	})
+	if err != nil {
+		return 0, err
+	}
+	if ierr != nil {
+		return 0, ierr
+	}
+	for _, ek := range due {
+		if err := e.expireOne(ek, now); err != nil {
+			return 0, err
+		}
+	}
+	return len(due), nil
+}
+
+func (e *Engine) expireOne(ek metadata.ExpireKey, now int64) error {
+	if int(ek.DB) >= len(e.dbs) {
+		return e.dropIndexEntry(ek)
+	}
+	d := e.dbs[ek.DB]
+	unlock := d.lock(ek.Key)
+	defer unlock()
+	ks, err := d.load(ek.Key, now)
+	if err != nil {
+		return err
+	}
+	if !ks.onDisk || ks.diskExpire != ek.ExpireMs || ks.live {
+		return e.dropIndexEntry(ek)
+	}
+	return d.write(func(b *store.Batch) error { ks.remove(b); return nil })
+}
+
+func (e *Engine) dropIndexEntry(ek metadata.ExpireKey) error {
+	b := e.st.NewBatch()
+	defer b.Release()
+	b.Delete(store.CFExpire, ek.Append(nil))
+	return e.st.Write(b)
+}

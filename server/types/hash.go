@@ -1,0 +1,365 @@
+package types
+
+import (
+	"math"
+	"math/rand/v2"
+	"strconv"
+
+	"github.com/shaledb/shale/metadata"
+	"github.com/shaledb/shale/server/store"
+	"github.com/shaledb/shale/subkey"
+)
+
+// loadHash loads key expecting a hash.
+func (d *DB) loadHash(key []byte) (*keyState, error) {
+	return d.loadType(key, metadata.TypeHash, d.e.now())
+}
+
+// subValues reads the values of subs under the key's uid; found[i] tells
+// whether subs[i] exists.
+func (d *DB) subValues(ks *keyState, subs [][]byte) ([][]byte, []bool, error) {
+	skeys := make([][]byte, len(subs))
+	for i, s := range subs {
+		skeys[i] = ks.skey(s)
+	}
+	return d.st.MultiGet(store.CFSubkey, skeys)
+}
+
+// HSet is HSET and HMSET; pairs alternate field, value. It returns the
+// number of fields that were new.
+func (d *DB) HSet(key []byte, pairs [][]byte) (int64, error) {
+	unlock := d.lock(key)
+	defer unlock()
+	ks, err := d.loadHash(key)
+	if err != nil {
+		return 0, err
+	}
+	var added int64
+	err = d.write(func(b *store.Batch) error {
+		if !ks.live {
+			if err := ks.create(b, metadata.TypeHash); err != nil {
+				return err
+			}
+		}
+		// The last value of a repeated field wins, and it counts once.
+		last := make(map[string]int, len(pairs)/2)
+		fields := make([][]byte, 0, len(pairs)/2)
+		for i := 0; i < len(pairs); i += 2 {
+			if _, seen := last[string(pairs[i])]; !seen {
+				fields = append(fields, pairs[i])
+			}
+			last[string(pairs[i])] = i
+		}
+		var found []bool
+		if ks.m.Size > 0 {
+			var err error
+			if _, found, err = d.subValues(ks, fields); err != nil {
+				return err
+			}
+		}
+		for i, f := range fields {
+			if found == nil || !found[i] {
+				added++
+			}
+			b.Put(store.CFSubkey, ks.skey(f), pairs[last[string(f)]+1])
+		}
+		ks.m.Size += uint64(added)
+		ks.save(b)
+		return nil
+	})
+	return added, err
+}
+
+// HSetNX is HSETNX.
+func (d *DB) HSetNX(key, field, val []byte) (bool, error) {
+	unlock := d.lock(key)
+	defer unlock()
+	ks, err := d.loadHash(key)
+	if err != nil {
+		return false, err
+	}
+	if ks.live {
+		_, ok, err := d.st.Get(store.CFSubkey, ks.skey(field))
+		if err != nil || ok {
+			return false, err
+		}
+	}
+	return true, d.write(func(b *store.Batch) error {
+		if !ks.live {
+			if err := ks.create(b, metadata.TypeHash); err != nil {
+				return err
+			}
+		}
+		b.Put(store.CFSubkey, ks.skey(field), val)
+		ks.m.Size++
+		ks.save(b)
+		return nil
+	})
+}
+
+// HGet is HGET.
+func (d *DB) HGet(key, field []byte) ([]byte, bool, error) {
+	unlock := d.lock(key)
+	defer unlock()
+	ks, err := d.loadHash(key)
+	if err != nil || !ks.live {
+		return nil, false, err
+	}
+	return d.st.Get(store.CFSubkey, ks.skey(field))
+}
+
+// HMGet is HMGET: a nil entry for each missing field.
+func (d *DB) HMGet(key []byte, fields [][]byte) ([][]byte, error) {
+	unlock := d.lock(key)
+	defer unlock()
+	ks, err := d.loadHash(key)
+	if err != nil {
+		return nil, err
+	}
+	if !ks.live {
+		return make([][]byte, len(fields)), nil
+	}
+	vals, _, err := d.subValues(ks, fields)
+	return vals, err
+}
+
+// HGetAll is HGETALL; it returns field, value pairs in field order.
+func (d *DB) HGetAll(key []byte) ([][]byte, error) {
+	return d.hashList(key, true, true)
+}
+
+// HKeys is HKEYS.
+func (d *DB) HKeys(key []byte) ([][]byte, error) { return d.hashList(key, true, false) }
+
+// HVals is HVALS.
+func (d *DB) HVals(key []byte) ([][]byte, error) { return d.hashList(key, false, true) }
+
+func (d *DB) hashList(key []byte, fields, vals bool) ([][]byte, error) {
+	unlock := d.lock(key)
+	defer unlock()
+	ks, err := d.loadHash(key)
+	if err != nil || !ks.live {
+		return nil, err
+	}
+	out := make([][]byte, 0, ks.m.Size*2)
+	err = d.iterSub(ks.m.UID, func(f, v []byte) bool {
+		if fields {
+			out = append(out, append([]byte{}, f...))
+		}
+		if vals {
+			out = append(out, append([]byte{}, v...))
+		}
+		return true
+	})
+	return out, err
+}
+
+// HDel is HDEL; it returns the number of fields removed.
+func (d *DB) HDel(key []byte, fields [][]byte) (int64, error) {
+	unlock := d.lock(key)
+	defer unlock()
+	ks, err := d.loadHash(key)
+	if err != nil || !ks.live {
+		return 0, err
+	}
+	uniq := make([][]byte, 0, len(fields))
+	seen := make(map[string]bool, len(fields))
+	for _, f := range fields {
+		if !seen[string(f)] {
+			seen[string(f)] = true
+			uniq = append(uniq, f)
+		}
+	}
+	_, found, err := d.subValues(ks, uniq)
+	if err != nil {
+		return 0, err
+	}
+	var removed int64
+	err = d.write(func(b *store.Batch) error {
+		for i, f := range uniq {
+			if found[i] {
+				b.Delete(store.CFSubkey, ks.skey(f))
+				removed++
+			}
+		}
+		if removed > 0 {
+			ks.m.Size -= uint64(removed)
+			ks.save(b)
+		}
+		return nil
+	})
+	return removed, err
+}
+
+// HLen is HLEN.
+func (d *DB) HLen(key []byte) (int64, error) {
+	unlock := d.lock(key)
+	defer unlock()
+	ks, err := d.loadHash(key)
+	if err != nil || !ks.live {
+		return 0, err
+	}
+	return int64(ks.m.Size), nil
+}
+
+// HExists is HEXISTS.
+func (d *DB) HExists(key, field []byte) (bool, error) {
+	_, ok, err := d.HGet(key, field)
+	return ok, err
+}
+
+// HStrLen is HSTRLEN.
+func (d *DB) HStrLen(key, field []byte) (int64, error) {
+	v, _, err := d.HGet(key, field)
+	return int64(len(v)), err
+}
+
+// hashModify runs fn on one field's value and stores what it returns.
+func (d *DB) hashModify(key, field []byte, fn func(old []byte, exists bool) ([]byte, error)) ([]byte, error) {
+	unlock := d.lock(key)
+	defer unlock()
+	ks, err := d.loadHash(key)
+	if err != nil {
+		return nil, err
+	}
+	var old []byte
+	var exists bool
+	if ks.live {
+		if old, exists, err = d.st.Get(store.CFSubkey, ks.skey(field)); err != nil {
+			return nil, err
+		}
+	}
+	val, err := fn(old, exists)
+	if err != nil {
+		return nil, err
+	}
+	return val, d.write(func(b *store.Batch) error {
+		if !ks.live {
+			if err := ks.create(b, metadata.TypeHash); err != nil {
+				return err
+			}
+		}
+		b.Put(store.CFSubkey, ks.skey(field), val)
+		if !exists {
+			ks.m.Size++
+			ks.save(b)
+		}
+		return nil
+	})
+}
+
+// HIncrBy is HINCRBY.
+func (d *DB) HIncrBy(key, field []byte, delta int64) (int64, error) {
+	var n int64
+	_, err := d.hashModify(key, field, func(old []byte, exists bool) ([]byte, error) {
+		cur := int64(0)
+		if exists {
+			var ok bool
+			if cur, ok = ParseInt(old); !ok {
+				return nil, ErrHashNotInteger
+			}
+		}
+		var ok bool
+		if n, ok = addInt64(cur, delta); !ok {
+			return nil, ErrOverflow
+		}
+		return strconv.AppendInt(nil, n, 10), nil
+	})
+	return n, err
+}
+
+// HIncrByFloat is HINCRBYFLOAT.
+func (d *DB) HIncrByFloat(key, field []byte, delta float64) ([]byte, error) {
+	return d.hashModify(key, field, func(old []byte, exists bool) ([]byte, error) {
+		cur := 0.0
+		if exists {
+			var ok bool
+			if cur, ok = ParseFloat(old); !ok {
+				return nil, ErrHashNotFloat
+			}
+		}
+		n := cur + delta
+		if math.IsNaN(n) || math.IsInf(n, 0) {
+			return nil, ErrNaNOrInfinity
+		}
+		return []byte(FormatFloat(n)), nil
+	})
+}
+
+// HRandField is HRANDFIELD with a count: count > 0 returns up to count
+// distinct fields, count < 0 returns exactly -count fields that may repeat.
+// With withValues the result alternates field, value.
+//
+// TODO(shale): it reads the whole hash; sample by random seeks for big hashes.
+func (d *DB) HRandField(key []byte, count int64, withValues bool) ([][]byte, error) {
+	all, err := d.HGetAll(key)
+	if err != nil || len(all) == 0 || count == 0 {
+		return nil, err
+	}
+	n := int64(len(all) / 2)
+	var picks []int64
+	switch {
+	case count < 0:
+		picks = make([]int64, -count)
+		for i := range picks {
+			picks[i] = rand.Int64N(n)
+		}
+	case count >= n:
+		picks = make([]int64, n)
+		for i := range picks {
+			picks[i] = int64(i)
+		}
+		rand.Shuffle(len(picks), func(i, j int) { picks[i], picks[j] = picks[j], picks[i] })
+	default:
+		perm := rand.Perm(int(n))
+		picks = make([]int64, count)
+		for i := range picks {
+			picks[i] = int64(perm[i])
+		}
+	}
+	out := make([][]byte, 0, len(picks)*2)
+	for _, p := range picks {
+		out = append(out, all[2*p])
+		if withValues {
+			out = append(out, all[2*p+1])
+		}
+	}
+	return out, nil
+}
+
+// HScan is HSCAN: about count fields after cursor whose names match (nil =
+// all), as field, value pairs, and the next cursor (0 when done).
+func (d *DB) HScan(key []byte, cursor uint64, match []byte, count int) (uint64, [][]byte, error) {
+	unlock := d.lock(key)
+	defer unlock()
+	ks, err := d.loadHash(key)
+	if err != nil || !ks.live {
+		return 0, nil, err
+	}
+	uid := ks.m.UID
+	lower := subkey.AppendPrefix(nil, uid)
+	if after := d.e.cursors.get(cursor, uid); after != nil {
+		lower = append(append(lower[:0], after...), 0)
+	}
+	count = max(count, 1)
+	var out [][]byte
+	var last []byte
+	examined := 0
+	done := true
+	err = d.st.Iterate(store.CFSubkey, lower, subkey.AppendUpperBound(nil, uid), false, func(k, v []byte) bool {
+		if examined == count {
+			done = false
+			return false
+		}
+		examined++
+		last = append(last[:0], k...)
+		if match == nil || Match(match, k[8:]) {
+			out = append(out, append([]byte{}, k[8:]...), append([]byte{}, v...))
+		}
+		return true
+	})
+	if err != nil || done {
+		return 0, out, err
+	}
+	return d.e.cursors.put(cursorPos{scope: uid, after: last}), out, nil
+}

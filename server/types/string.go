@@ -1,0 +1,328 @@
+package types
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/shaledb/shale/metadata"
+	"github.com/shaledb/shale/server/store"
+)
+
+// stringValue returns the value of a live string key, ErrWrongType for
+// another type, and ok=false when absent.
+func (ks *keyState) stringValue() ([]byte, bool, error) {
+	if !ks.live {
+		return nil, false, nil
+	}
+	if ks.m.Type != metadata.TypeString {
+		return nil, false, ErrWrongType
+	}
+	return ks.m.Value, true, nil
+}
+
+// setString makes the key a string holding val, with expireMs (0 = none).
+func (ks *keyState) setString(b *store.Batch, val []byte, expireMs int64) error {
+	if !ks.live || ks.m.Type != metadata.TypeString {
+		if err := ks.create(b, metadata.TypeString); err != nil {
+			return err
+		}
+	}
+	ks.m.Value = val
+	ks.m.ExpireMs = expireMs
+	ks.save(b)
+	return nil
+}
+
+// Get is GET.
+func (d *DB) Get(key []byte) ([]byte, bool, error) {
+	unlock := d.lock(key)
+	defer unlock()
+	ks, err := d.load(key, d.e.now())
+	if err != nil {
+		return nil, false, err
+	}
+	return ks.stringValue()
+}
+
+// SetOptions are SET's flags.
+type SetOptions struct {
+	NX, XX   bool
+	KeepTTL  bool
+	Get      bool  // return the old value; the old value must be a string
+	ExpireMs int64 // absolute unix ms; 0 = no expiry
+}
+
+// SetResult is what SET did.
+type SetResult struct {
+	Done   bool   // the value was written
+	Old    []byte // the old value, with SetOptions.Get
+	HadOld bool
+}
+
+// Set is SET. An ExpireMs already in the past deletes the key, as Redis does.
+func (d *DB) Set(key, val []byte, o SetOptions) (SetResult, error) {
+	unlock := d.lock(key)
+	defer unlock()
+	now := d.e.now()
+	ks, err := d.load(key, now)
+	if err != nil {
+		return SetResult{}, err
+	}
+	var r SetResult
+	if o.Get {
+		if r.Old, r.HadOld, err = ks.stringValue(); err != nil {
+			return r, err
+		}
+	}
+	if (o.NX && ks.live) || (o.XX && !ks.live) {
+		return r, nil
+	}
+	expire := o.ExpireMs
+	if o.KeepTTL && ks.live {
+		expire = ks.m.ExpireMs
+	}
+	r.Done = true
+	return r, d.write(func(b *store.Batch) error {
+		if expire != 0 && expire <= now {
+			ks.remove(b)
+			return nil
+		}
+		return ks.setString(b, val, expire)
+	})
+}
+
+// MGet is MGET: a nil entry for a missing key or one of another type.
+func (d *DB) MGet(keys [][]byte) ([][]byte, error) {
+	unlock := d.lock(keys...)
+	defer unlock()
+	now := d.e.now()
+	out := make([][]byte, len(keys))
+	for i, k := range keys {
+		ks, err := d.load(k, now)
+		if err != nil {
+			return nil, err
+		}
+		if v, ok, err := ks.stringValue(); err == nil && ok {
+			out[i] = v
+		}
+	}
+	return out, nil
+}
+
+// MSet is MSET (nx=false) and MSETNX (nx=true). pairs alternate key, value.
+// It reports whether the values were written.
+func (d *DB) MSet(pairs [][]byte, nx bool) (bool, error) {
+	keys := make([][]byte, 0, len(pairs)/2)
+	for i := 0; i < len(pairs); i += 2 {
+		keys = append(keys, pairs[i])
+	}
+	unlock := d.lock(keys...)
+	defer unlock()
+	now := d.e.now()
+	states := make(map[string]*keyState, len(keys))
+	for _, k := range keys {
+		if _, seen := states[string(k)]; seen {
+			continue
+		}
+		ks, err := d.load(k, now)
+		if err != nil {
+			return false, err
+		}
+		if nx && ks.live {
+			return false, nil
+		}
+		states[string(k)] = ks
+	}
+	return true, d.write(func(b *store.Batch) error {
+		for i := 0; i < len(pairs); i += 2 {
+			if err := states[string(pairs[i])].setString(b, pairs[i+1], 0); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// GetDel is GETDEL.
+func (d *DB) GetDel(key []byte) ([]byte, bool, error) {
+	unlock := d.lock(key)
+	defer unlock()
+	ks, err := d.load(key, d.e.now())
+	if err != nil {
+		return nil, false, err
+	}
+	v, ok, err := ks.stringValue()
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	return v, true, d.write(func(b *store.Batch) error { ks.remove(b); return nil })
+}
+
+// GetExOptions are GETEX's flags: set a new absolute expiry, or persist.
+type GetExOptions struct {
+	SetExpire bool
+	ExpireMs  int64 // with SetExpire; already past deletes the key
+	Persist   bool
+}
+
+// GetEx is GETEX.
+func (d *DB) GetEx(key []byte, o GetExOptions) ([]byte, bool, error) {
+	unlock := d.lock(key)
+	defer unlock()
+	now := d.e.now()
+	ks, err := d.load(key, now)
+	if err != nil {
+		return nil, false, err
+	}
+	v, ok, err := ks.stringValue()
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	switch {
+	case o.SetExpire && o.ExpireMs <= now:
+		err = d.write(func(b *store.Batch) error { ks.remove(b); return nil })
+	case o.SetExpire:
+		ks.m.ExpireMs = o.ExpireMs
+		err = d.write(func(b *store.Batch) error { ks.save(b); return nil })
+	case o.Persist && ks.m.ExpireMs != 0:
+		ks.m.ExpireMs = 0
+		err = d.write(func(b *store.Batch) error { ks.save(b); return nil })
+	}
+	return v, true, err
+}
+
+// modifyString runs fn on the current value (nil when absent) and stores the
+// result, keeping the TTL. fn returns the new value.
+func (d *DB) modifyString(key []byte, fn func(old []byte, exists bool) ([]byte, error)) ([]byte, error) {
+	unlock := d.lock(key)
+	defer unlock()
+	ks, err := d.load(key, d.e.now())
+	if err != nil {
+		return nil, err
+	}
+	old, ok, err := ks.stringValue()
+	if err != nil {
+		return nil, err
+	}
+	val, err := fn(old, ok)
+	if err != nil {
+		return nil, err
+	}
+	expire := ks.m.ExpireMs
+	if !ok {
+		expire = 0
+	}
+	return val, d.write(func(b *store.Batch) error { return ks.setString(b, val, expire) })
+}
+
+// Append is APPEND; it returns the new length.
+func (d *DB) Append(key, val []byte) (int64, error) {
+	v, err := d.modifyString(key, func(old []byte, _ bool) ([]byte, error) {
+		if len(old)+len(val) > MaxStringBytes {
+			return nil, ErrStringTooLong
+		}
+		return append(old[:len(old):len(old)], val...), nil
+	})
+	return int64(len(v)), err
+}
+
+// StrLen is STRLEN.
+func (d *DB) StrLen(key []byte) (int64, error) {
+	v, _, err := d.Get(key)
+	return int64(len(v)), err
+}
+
+// GetRange is GETRANGE (and SUBSTR): inclusive, negative indexes count from
+// the end.
+func (d *DB) GetRange(key []byte, start, end int64) ([]byte, error) {
+	v, _, err := d.Get(key)
+	if err != nil {
+		return nil, err
+	}
+	n := int64(len(v))
+	if start < 0 && end < 0 && start > end {
+		return nil, nil
+	}
+	if start < 0 {
+		start = max(n+start, 0)
+	}
+	if end < 0 {
+		end = max(n+end, 0)
+	}
+	end = min(end, n-1)
+	if n == 0 || start > end {
+		return nil, nil
+	}
+	return v[start : end+1], nil
+}
+
+// SetRange is SETRANGE; it returns the new length. A missing key with an
+// empty val stays missing.
+func (d *DB) SetRange(key []byte, offset int64, val []byte) (int64, error) {
+	if offset < 0 {
+		return 0, ErrOffsetOutOfRange
+	}
+	unlock := d.lock(key)
+	defer unlock()
+	ks, err := d.load(key, d.e.now())
+	if err != nil {
+		return 0, err
+	}
+	old, ok, err := ks.stringValue()
+	if err != nil {
+		return 0, err
+	}
+	if len(val) == 0 {
+		return int64(len(old)), nil
+	}
+	if offset+int64(len(val)) > MaxStringBytes {
+		return 0, ErrStringTooLong
+	}
+	need := int(offset) + len(val)
+	nv := make([]byte, max(need, len(old)))
+	copy(nv, old)
+	copy(nv[offset:], val)
+	expire := int64(0)
+	if ok {
+		expire = ks.m.ExpireMs
+	}
+	return int64(len(nv)), d.write(func(b *store.Batch) error { return ks.setString(b, nv, expire) })
+}
+
+// IncrBy is INCR, DECR, INCRBY and DECRBY.
+func (d *DB) IncrBy(key []byte, delta int64) (int64, error) {
+	var n int64
+	_, err := d.modifyString(key, func(old []byte, exists bool) ([]byte, error) {
+		cur := int64(0)
+		if exists {
+			var ok bool
+			if cur, ok = ParseInt(old); !ok {
+				return nil, ErrNotInteger
+			}
+		}
+		var ok bool
+		if n, ok = addInt64(cur, delta); !ok {
+			return nil, ErrOverflow
+		}
+		return strconv.AppendInt(nil, n, 10), nil
+	})
+	return n, err
+}
+
+// IncrByFloat is INCRBYFLOAT; it returns the new value as Redis formats it.
+func (d *DB) IncrByFloat(key []byte, delta float64) ([]byte, error) {
+	return d.modifyString(key, func(old []byte, exists bool) ([]byte, error) {
+		cur := 0.0
+		if exists {
+			var ok bool
+			if cur, ok = ParseFloat(old); !ok {
+				return nil, ErrNotFloat
+			}
+		}
+		n := cur + delta
+		if math.IsNaN(n) || math.IsInf(n, 0) {
+			return nil, ErrNaNOrInfinity
+		}
+		return []byte(FormatFloat(n)), nil
+	})
+}
