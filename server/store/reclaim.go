@@ -113,4 +113,6 @@ func (s *Store) ReclaimMinElements() int64 { return s.reclaim.minElements.Load()
 func (s *Store) SetReclaimMinElements(n int64) { s.reclaim.minElements.Store(n) }
 
 // SetReclaimMaxPerSecond changes the reclaimer's rate at runtime (CONFIG SET).
-func (s *Store) SetReclaimMaxPerSecond(rate float64) { s.reclaim.rateBits.Store(math.Float64bits(rate)) }
+func (s *Store) SetReclaimMaxPerSecond(rate float64) {
+	s.reclaim.rateBits.Store(math.Float64bits(rate))
+}

@@ -17,10 +17,10 @@ const MaxStringBytes = 512 << 20
 
 // Engine serves every logical database of one store.
 type Engine struct {
-	st     *store.Store
-	log    zerolog.Logger
-	dbs    []*DB
-	now    func() int64
+	st      *store.Store
+	log     zerolog.Logger
+	dbs     []*DB
+	now     func() int64
 	expiry  *activeExpiry
 	cursors *cursorTable
 }
