@@ -111,14 +111,7 @@ func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		close(s.closed)
 		s.reclaim.stop()
-		fo := grocksdb.NewDefaultFlushOptions()
-		fo.SetWait(true)
-		for _, h := range s.cfs {
-			if ferr := s.db.FlushCF(h, fo); ferr != nil && err == nil {
-				err = fmt.Errorf("store: flush: %w", ferr)
-			}
-		}
-		fo.Destroy()
+		err = s.Flush()
 		s.gc.Publish(nil)
 		s.db.CancelAllBackgroundWork(true)
 		s.closeHandles()
@@ -307,4 +300,17 @@ func (s *Store) BlockCacheUsage() (usage, capacity uint64) {
 		return 0, 0
 	}
 	return s.opts.sharedCache.GetUsage(), s.opts.sharedCache.GetCapacity()
+}
+
+// Flush writes every memtable to SST files and waits for it.
+func (s *Store) Flush() error {
+	fo := grocksdb.NewDefaultFlushOptions()
+	defer fo.Destroy()
+	fo.SetWait(true)
+	for _, h := range s.cfs {
+		if err := s.db.FlushCF(h, fo); err != nil {
+			return fmt.Errorf("store: flush: %w", err)
+		}
+	}
+	return nil
 }

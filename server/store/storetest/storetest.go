@@ -27,7 +27,11 @@ func Open(t testing.TB, cfg *conf.Config) *store.Store {
 		c := Config(t)
 		cfg = &c
 	}
-	st, err := store.Open(*cfg, zerolog.New(zerolog.NewTestWriter(t)))
+	log := zerolog.New(zerolog.NewTestWriter(t))
+	if _, bench := t.(*testing.B); bench {
+		log = zerolog.Nop() // benchmark output is for figures
+	}
+	st, err := store.Open(*cfg, log)
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}
