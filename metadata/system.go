@@ -11,6 +11,7 @@ import (
 //	"shale:format-version"   -> | version u32 |         big-endian
 //	"shale:uid-high-water"   -> | uid u64 |             big-endian
 //	"shale:keys:" | db u16 | -> | count u64 |           LITTLE-endian
+//	"shale:expires:" | db u16 | -> | count u64 |        LITTLE-endian
 
 // KeyFormatVersion is the default-CF key of the on-disk format version. Its
 // value is a u32, big-endian (EncodeU32); the current version is
@@ -36,6 +37,18 @@ const counterKeyPrefix = "shale:keys:"
 // Its value is a counter (EncodeCounterDelta, DecodeCounter).
 func AppendCounterKey(dst []byte, db uint16) []byte {
 	dst = append(dst, counterKeyPrefix...)
+	return binary.BigEndian.AppendUint16(dst, db)
+}
+
+// expiresKeyPrefix starts every per-db counter of keys with an expiry.
+const expiresKeyPrefix = "shale:expires:"
+
+// AppendExpiresCounterKey appends the default-CF key of db's counter of keys
+// that have an expiry (INFO keyspace's expires=) to dst and returns the
+// extended slice: "shale:expires:" followed by db as u16 big-endian. Its
+// value is a counter, like AppendCounterKey's.
+func AppendExpiresCounterKey(dst []byte, db uint16) []byte {
+	dst = append(dst, expiresKeyPrefix...)
 	return binary.BigEndian.AppendUint16(dst, db)
 }
 

@@ -19,6 +19,7 @@ func TestSystemGolden(t *testing.T) {
 		{"uid-high-water value", EncodeU64(nil, 0x0102030405060708), "0102030405060708"},
 		{"counter key db 0", AppendCounterKey(nil, 0), "7368616c653a6b6579733a 0000"},
 		{"counter key db 258", AppendCounterKey(nil, 258), "7368616c653a6b6579733a 0102"},
+		{"expires counter key db 258", AppendExpiresCounterKey(nil, 258), "7368616c653a657870697265733a 0102"},
 		{"counter +1", EncodeCounterDelta(nil, 1), "0100000000000000"},
 		{"counter -1", EncodeCounterDelta(nil, -1), "ffffffffffffffff"},
 		{"counter 258", EncodeCounterDelta(nil, 258), "0201000000000000"},

@@ -21,8 +21,9 @@ type Batch struct {
 }
 
 type counterDelta struct {
-	db    int
-	delta int64
+	db      int
+	expires bool // the expires counter, not the keys counter
+	delta   int64
 }
 
 var batchPool = sync.Pool{New: func() any { return &Batch{wb: grocksdb.NewWriteBatch()} }}
@@ -54,18 +55,23 @@ func (b *Batch) DeleteRange(cf CF, lower, upper []byte) {
 }
 
 // AddKeys changes db's key counter by delta when the batch is written.
-func (b *Batch) AddKeys(db int, delta int64) {
+func (b *Batch) AddKeys(db int, delta int64) { b.addCounter(db, false, delta) }
+
+// AddExpires changes db's counter of keys with an expiry by delta.
+func (b *Batch) AddExpires(db int, delta int64) { b.addCounter(db, true, delta) }
+
+func (b *Batch) addCounter(db int, expires bool, delta int64) {
 	for i := range b.deltas {
-		if b.deltas[i].db == db {
+		if b.deltas[i].db == db && b.deltas[i].expires == expires {
 			b.deltas[i].delta += delta
 			return
 		}
 	}
-	b.deltas = append(b.deltas, counterDelta{db, delta})
+	b.deltas = append(b.deltas, counterDelta{db, expires, delta})
 }
 
-// ResetKeys sets db's key counter to zero (FLUSHDB), before any AddKeys of
-// the same batch.
+// ResetKeys sets both of db's counters to zero (FLUSHDB), before any AddKeys
+// of the same batch.
 func (b *Batch) ResetKeys(db int) { b.resets = append(b.resets, db) }
 
 // Reclaim queues uid for a targeted compaction once the batch is written.
@@ -83,15 +89,22 @@ func (s *Store) Write(b *Batch) error {
 	default:
 	}
 	def := s.cfs[CFDefault]
+	var zero [8]byte
 	for _, db := range b.resets {
 		b.buf = metadata.AppendCounterKey(b.buf[:0], uint16(db))
-		b.wb.PutCF(def, b.buf, metadata.EncodeCounterDelta(nil, 0))
+		b.wb.PutCF(def, b.buf, zero[:])
+		b.buf = metadata.AppendExpiresCounterKey(b.buf[:0], uint16(db))
+		b.wb.PutCF(def, b.buf, zero[:])
 	}
 	for _, d := range b.deltas {
 		if d.delta == 0 {
 			continue
 		}
-		b.buf = metadata.AppendCounterKey(b.buf[:0], uint16(d.db))
+		if d.expires {
+			b.buf = metadata.AppendExpiresCounterKey(b.buf[:0], uint16(d.db))
+		} else {
+			b.buf = metadata.AppendCounterKey(b.buf[:0], uint16(d.db))
+		}
 		var v [8]byte
 		b.wb.MergeCF(def, b.buf, metadata.EncodeCounterDelta(v[:0], d.delta))
 	}
@@ -103,9 +116,14 @@ func (s *Store) Write(b *Batch) error {
 	}
 	for _, db := range b.resets {
 		s.counters.keys[db].Store(0)
+		s.counters.expires[db].Store(0)
 	}
 	for _, d := range b.deltas {
-		s.counters.keys[d.db].Add(d.delta)
+		if d.expires {
+			s.counters.expires[d.db].Add(d.delta)
+		} else {
+			s.counters.keys[d.db].Add(d.delta)
+		}
 	}
 	for _, uid := range b.reclaims {
 		s.reclaim.enqueue(uid)

@@ -11,24 +11,33 @@ import (
 // DBSIZE is O(1). The disk copy changes by merge operands in the same batch
 // as the keys; the memory copy changes after that batch is written.
 type counters struct {
-	keys []atomic.Int64
+	keys    []atomic.Int64 // keys per db
+	expires []atomic.Int64 // keys with an expiry per db
 }
 
 func loadCounters(s *Store, databases int) (*counters, error) {
-	c := &counters{keys: make([]atomic.Int64, databases)}
+	c := &counters{keys: make([]atomic.Int64, databases), expires: make([]atomic.Int64, databases)}
 	for db := range c.keys {
-		raw, ok, err := s.Get(CFDefault, metadata.AppendCounterKey(nil, uint16(db)))
-		if err != nil {
-			return nil, err
+		for _, ctr := range []struct {
+			key []byte
+			dst *atomic.Int64
+		}{
+			{metadata.AppendCounterKey(nil, uint16(db)), &c.keys[db]},
+			{metadata.AppendExpiresCounterKey(nil, uint16(db)), &c.expires[db]},
+		} {
+			raw, ok, err := s.Get(CFDefault, ctr.key)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				continue
+			}
+			n, err := metadata.DecodeCounter(raw)
+			if err != nil {
+				return nil, fmt.Errorf("store: counter %q: %w", ctr.key, err)
+			}
+			ctr.dst.Store(n)
 		}
-		if !ok {
-			continue
-		}
-		n, err := metadata.DecodeCounter(raw)
-		if err != nil {
-			return nil, fmt.Errorf("store: key counter of db %d: %w", db, err)
-		}
-		c.keys[db].Store(n)
 	}
 	return c, nil
 }
@@ -37,4 +46,9 @@ func loadCounters(s *Store, databases int) (*counters, error) {
 // (as Redis's DBSIZE).
 func (s *Store) KeyCount(db int) int64 {
 	return s.counters.keys[db].Load()
+}
+
+// ExpiresCount is the number of keys in db that have an expiry.
+func (s *Store) ExpiresCount(db int) int64 {
+	return s.counters.expires[db].Load()
 }

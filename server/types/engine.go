@@ -136,6 +136,7 @@ func (ks *keyState) remove(b *store.Batch) {
 	}
 	if ks.diskExpire != 0 {
 		b.Delete(store.CFExpire, metadata.ExpireKey{ExpireMs: ks.diskExpire, DB: d.idx, Key: ks.key}.Append(nil))
+		b.AddExpires(d.n, -1)
 	}
 	b.AddKeys(d.n, -1)
 	ks.onDisk, ks.live, ks.diskExpire = false, false, 0
@@ -179,9 +180,11 @@ func (ks *keyState) save(b *store.Batch) {
 	if ks.m.ExpireMs != ks.diskExpire {
 		if ks.diskExpire != 0 {
 			b.Delete(store.CFExpire, metadata.ExpireKey{ExpireMs: ks.diskExpire, DB: ks.db.idx, Key: ks.key}.Append(nil))
+			b.AddExpires(ks.db.n, -1)
 		}
 		if ks.m.ExpireMs != 0 {
 			b.Put(store.CFExpire, metadata.ExpireKey{ExpireMs: ks.m.ExpireMs, DB: ks.db.idx, Key: ks.key}.Append(nil), nil)
+			b.AddExpires(ks.db.n, 1)
 		}
 	}
 	ks.onDisk, ks.diskMeta, ks.diskExpire = true, ks.m, ks.m.ExpireMs

@@ -2,6 +2,7 @@ package types
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/shaledb/shale/metadata"
@@ -25,6 +26,8 @@ type activeExpiry struct {
 	stopc chan struct{}
 	wg    sync.WaitGroup
 	once  sync.Once
+
+	expired atomic.Int64 // keys removed by active expiry (INFO expired_keys)
 }
 
 func newActiveExpiry(e *Engine) *activeExpiry {
@@ -111,8 +114,19 @@ func (e *Engine) expireOne(ek metadata.ExpireKey, now int64) error {
 	if !ks.onDisk || ks.diskExpire != ek.ExpireMs || ks.live {
 		return e.dropIndexEntry(ek)
 	}
-	return d.write(func(b *store.Batch) error { ks.remove(b); return nil })
+	if err := d.write(func(b *store.Batch) error { ks.remove(b); return nil }); err != nil {
+		return err
+	}
+	e.expiry.expired.Add(1)
+	return nil
 }
+
+// ExpiredKeys is the number of keys active expiry has removed since start or
+// the last ResetExpiredKeys (INFO's expired_keys).
+func (e *Engine) ExpiredKeys() int64 { return e.expiry.expired.Load() }
+
+// ResetExpiredKeys zeroes ExpiredKeys (CONFIG RESETSTAT).
+func (e *Engine) ResetExpiredKeys() { e.expiry.expired.Store(0) }
 
 func (e *Engine) dropIndexEntry(ek metadata.ExpireKey) error {
 	b := e.st.NewBatch()

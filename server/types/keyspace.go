@@ -142,6 +142,7 @@ func (src *keyState) moveTo(b *store.Batch, dst *keyState) {
 	b.Delete(store.CFMeta, src.mkey)
 	if src.diskExpire != 0 {
 		b.Delete(store.CFExpire, metadata.ExpireKey{ExpireMs: src.diskExpire, DB: src.db.idx, Key: src.key}.Append(nil))
+		b.AddExpires(src.db.n, -1)
 	}
 	b.AddKeys(src.db.n, -1)
 	src.onDisk, src.live, src.diskExpire = false, false, 0
@@ -302,6 +303,9 @@ func (d *DB) ObjectEncoding(key []byte) (string, bool, error) {
 
 // KeyCount is DBSIZE: exact and O(1).
 func (d *DB) KeyCount() int64 { return d.st.KeyCount(d.n) }
+
+// ExpiresCount is the number of keys with an expiry (INFO keyspace), exact.
+func (d *DB) ExpiresCount() int64 { return d.st.ExpiresCount(d.n) }
 
 // forEachKey iterates db's live keys from after (exclusive; nil = start),
 // calling fn with each key and its metadata. fn returns false to stop.

@@ -103,6 +103,9 @@ func TestExpiryIsLazyAndActive(t *testing.T) {
 	if ok := must[bool](t)(d.Expire([]byte("h"), *clock+1000, 0)); !ok {
 		t.Fatal("EXPIRE not set")
 	}
+	if d.ExpiresCount() != 1 {
+		t.Fatalf("expires = %d, want 1", d.ExpiresCount())
+	}
 	*clock += 1000
 	if n := must[int64](t)(d.Exists([][]byte{[]byte("h")})); n != 0 {
 		t.Fatal("expired key still visible")
@@ -113,8 +116,8 @@ func TestExpiryIsLazyAndActive(t *testing.T) {
 	if n := must[int](t)(d.e.ExpirePass(100)); n != 1 {
 		t.Fatalf("ExpirePass handled %d, want 1", n)
 	}
-	if d.KeyCount() != 0 {
-		t.Fatalf("DBSIZE = %d after the active pass", d.KeyCount())
+	if d.KeyCount() != 0 || d.ExpiresCount() != 0 {
+		t.Fatalf("DBSIZE = %d, expires = %d after the active pass", d.KeyCount(), d.ExpiresCount())
 	}
 	// Writing to an expired key creates a new one with a new uid.
 	must[int64](t)(d.HSet([]byte("g"), fields(2)))
@@ -128,8 +131,8 @@ func TestExpiryIsLazyAndActive(t *testing.T) {
 	if nu == old || d.KeyCount() != 1 {
 		t.Fatalf("uid %d -> %d, DBSIZE %d", old, nu, d.KeyCount())
 	}
-	if ttl, _, _ := d.TTL([]byte("g")); ttl != -1 {
-		t.Fatalf("recreated key has ttl %d", ttl)
+	if ttl, _, _ := d.TTL([]byte("g")); ttl != -1 || d.ExpiresCount() != 0 {
+		t.Fatalf("recreated key has ttl %d, expires = %d", ttl, d.ExpiresCount())
 	}
 	// The old expiry entry is stale now; the pass drops it without harm.
 	must[int](t)(d.e.ExpirePass(100))
@@ -177,14 +180,15 @@ func TestCopyIsDeep(t *testing.T) {
 }
 
 func TestMoveAcrossDBs(t *testing.T) {
-	d, _ := newTestDB(t)
+	d, clock := newTestDB(t)
 	d1, _ := d.e.DB(1)
 	must[int64](t)(d.HSet([]byte("h"), fields(2)))
+	must[bool](t)(d.Expire([]byte("h"), *clock+100_000, 0))
 	if ok := must[bool](t)(d.Move([]byte("h"), d1)); !ok {
 		t.Fatal("MOVE failed")
 	}
-	if d.KeyCount() != 0 || d1.KeyCount() != 1 {
-		t.Fatalf("counts %d, %d", d.KeyCount(), d1.KeyCount())
+	if d.KeyCount() != 0 || d1.KeyCount() != 1 || d.ExpiresCount() != 0 || d1.ExpiresCount() != 1 {
+		t.Fatalf("keys %d, %d; expires %d, %d", d.KeyCount(), d1.KeyCount(), d.ExpiresCount(), d1.ExpiresCount())
 	}
 	d.st.Compact()
 	if n := must[int64](t)(d1.HLen([]byte("h"))); n != 2 {
