@@ -134,3 +134,30 @@ func (e *Engine) dropIndexEntry(ek metadata.ExpireKey) error {
 	b.Delete(store.CFExpire, ek.Append(nil))
 	return e.st.Write(b)
 }
+
+// AvgTTL estimates, per database, the average remaining TTL in ms of the
+// keys that have one (INFO keyspace's avg_ttl, itself an estimate in Redis).
+// It reads at most limit entries of the expiry index, the soonest to
+// expire, so with more keys than that it leans short. 0 means none seen.
+func (e *Engine) AvgTTL(limit int) ([]int64, error) {
+	now := e.now()
+	sums := make([]float64, len(e.dbs))
+	seen := make([]int64, len(e.dbs))
+	read := 0
+	err := e.st.Iterate(store.CFExpire, metadata.AppendExpireUpTo(nil, now), nil, false, func(k, _ []byte) bool {
+		read++
+		ek, derr := metadata.DecodeExpireKey(k)
+		if derr == nil && int(ek.DB) < len(seen) {
+			sums[ek.DB] += float64(ek.ExpireMs - now)
+			seen[ek.DB]++
+		}
+		return read < limit
+	})
+	avg := make([]int64, len(e.dbs))
+	for db := range avg {
+		if seen[db] > 0 {
+			avg[db] = int64(sums[db] / float64(seen[db]))
+		}
+	}
+	return avg, err
+}

@@ -1,7 +1,7 @@
 package types
 
 import (
-	"math"
+	"math/big"
 	"math/rand/v2"
 	"strconv"
 
@@ -269,20 +269,9 @@ func (d *DB) HIncrBy(key, field []byte, delta int64) (int64, error) {
 }
 
 // HIncrByFloat is HINCRBYFLOAT.
-func (d *DB) HIncrByFloat(key, field []byte, delta float64) ([]byte, error) {
+func (d *DB) HIncrByFloat(key, field []byte, incr *big.Float) ([]byte, error) {
 	return d.hashModify(key, field, func(old []byte, exists bool) ([]byte, error) {
-		cur := 0.0
-		if exists {
-			var ok bool
-			if cur, ok = ParseFloat(old); !ok {
-				return nil, ErrHashNotFloat
-			}
-		}
-		n := cur + delta
-		if math.IsNaN(n) || math.IsInf(n, 0) {
-			return nil, ErrNaNOrInfinity
-		}
-		return []byte(FormatFloat(n)), nil
+		return incrLongDouble(old, exists, incr, ErrHashNotFloat)
 	})
 }
 

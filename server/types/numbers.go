@@ -1,8 +1,11 @@
 package types
 
 import (
+	"bytes"
 	"math"
+	"math/big"
 	"strconv"
+	"strings"
 )
 
 // ParseInt parses a Redis integer exactly as Redis's string2ll does: an
@@ -27,13 +30,17 @@ func ParseInt(b []byte) (int64, bool) {
 		}
 	}
 	n, err := strconv.ParseInt(string(b), 10, 64)
-	return n, err == nil
+	if err != nil {
+		return 0, false
+	}
+	return n, true
 }
 
 // ParseFloat parses a Redis float as strtold does for INCRBYFLOAT and scores:
 // no surrounding spaces, and never NaN.
 func ParseFloat(b []byte) (float64, bool) {
-	if len(b) == 0 || b[0] == ' ' || b[len(b)-1] == ' ' {
+	// strtod knows no '_' digit separators, which Go's parser accepts.
+	if len(b) == 0 || b[0] == ' ' || b[len(b)-1] == ' ' || bytes.IndexByte(b, '_') >= 0 {
 		return 0, false
 	}
 	f, err := strconv.ParseFloat(string(b), 64)
@@ -48,12 +55,6 @@ func ParseFloat(b []byte) (float64, bool) {
 	return f, true
 }
 
-// FormatFloat formats a float as Redis replies to INCRBYFLOAT: the shortest
-// decimal that reads back as the same value, never in exponent form.
-func FormatFloat(f float64) string {
-	return strconv.FormatFloat(f, 'f', -1, 64)
-}
-
 // addInt64 returns a+b, or false when it overflows.
 func addInt64(a, b int64) (int64, bool) {
 	c := a + b
@@ -61,4 +62,68 @@ func addInt64(a, b int64) (int64, bool) {
 		return 0, false
 	}
 	return c, true
+}
+
+// longDoublePrec is the mantissa of the x87 80-bit long double that Redis
+// computes INCRBYFLOAT and HINCRBYFLOAT in; emulating it gives the same
+// digits Redis replies (0.1 + 0.2 is "0.3", not "0.30000000000000004").
+const longDoublePrec = 64
+
+// longDoubleMaxExp is the largest binary exponent a long double holds.
+const longDoubleMaxExp = 16384
+
+// ParseLongDouble parses an INCRBYFLOAT increment as strtold does: the
+// syntax of ParseFloat, any magnitude a long double holds, "inf" allowed,
+// NaN refused.
+func ParseLongDouble(b []byte) (*big.Float, bool) {
+	f64, ok := ParseFloat(b)
+	if !ok {
+		return nil, false
+	}
+	s := string(b)
+	if len(s) > 0 && (s[0] == '+' || s[0] == '-') {
+		s = s[1:]
+	}
+	if math.IsInf(f64, 0) && (strings.EqualFold(s, "inf") || strings.EqualFold(s, "infinity")) {
+		return new(big.Float).SetInf(f64 < 0), true
+	}
+	f, _, err := big.ParseFloat(string(b), 0, longDoublePrec, big.ToNearestEven)
+	if err != nil {
+		return nil, false
+	}
+	return longDoubleRange(f), true
+}
+
+// longDoubleRange turns a value beyond a long double's range into infinity.
+func longDoubleRange(f *big.Float) *big.Float {
+	if !f.IsInf() && f.MantExp(nil) > longDoubleMaxExp {
+		return f.SetInf(f.Sign() < 0)
+	}
+	return f
+}
+
+// addLongDouble returns cur + incr as a long double, or ErrNaNOrInfinity.
+func addLongDouble(cur, incr *big.Float) (*big.Float, error) {
+	if cur.IsInf() || incr.IsInf() {
+		return nil, ErrNaNOrInfinity // inf + x is inf, inf - inf is NaN
+	}
+	sum := new(big.Float).SetPrec(longDoublePrec).SetMode(big.ToNearestEven).Add(cur, incr)
+	if longDoubleRange(sum).IsInf() {
+		return nil, ErrNaNOrInfinity
+	}
+	return sum, nil
+}
+
+// FormatLongDouble formats as Redis's ld2string in human mode: "%.17Lf"
+// with the trailing zeros (and a trailing point) removed, "-0" as "0".
+func FormatLongDouble(f *big.Float) []byte {
+	s := f.Text('f', 17)
+	if strings.IndexByte(s, '.') >= 0 {
+		s = strings.TrimRight(s, "0")
+		s = strings.TrimSuffix(s, ".")
+	}
+	if s == "-0" {
+		s = "0"
+	}
+	return []byte(s)
 }

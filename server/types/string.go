@@ -1,7 +1,7 @@
 package types
 
 import (
-	"math"
+	"math/big"
 	"strconv"
 
 	"github.com/shaledb/shale/metadata"
@@ -310,19 +310,26 @@ func (d *DB) IncrBy(key []byte, delta int64) (int64, error) {
 }
 
 // IncrByFloat is INCRBYFLOAT; it returns the new value as Redis formats it.
-func (d *DB) IncrByFloat(key []byte, delta float64) ([]byte, error) {
+func (d *DB) IncrByFloat(key []byte, incr *big.Float) ([]byte, error) {
 	return d.modifyString(key, func(old []byte, exists bool) ([]byte, error) {
-		cur := 0.0
-		if exists {
-			var ok bool
-			if cur, ok = ParseFloat(old); !ok {
-				return nil, ErrNotFloat
-			}
-		}
-		n := cur + delta
-		if math.IsNaN(n) || math.IsInf(n, 0) {
-			return nil, ErrNaNOrInfinity
-		}
-		return []byte(FormatFloat(n)), nil
+		return incrLongDouble(old, exists, incr, ErrNotFloat)
 	})
+}
+
+// incrLongDouble adds incr to the number in old (0 when !exists) in long
+// double precision and formats the result; notFloat is the error for an
+// old value that is not a number.
+func incrLongDouble(old []byte, exists bool, incr *big.Float, notFloat error) ([]byte, error) {
+	cur := new(big.Float)
+	if exists {
+		var ok bool
+		if cur, ok = ParseLongDouble(old); !ok {
+			return nil, notFloat
+		}
+	}
+	sum, err := addLongDouble(cur, incr)
+	if err != nil {
+		return nil, err
+	}
+	return FormatLongDouble(sum), nil
 }

@@ -1,0 +1,70 @@
+package server
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tidwall/redcon"
+
+	"github.com/shaledb/shale/server/types"
+)
+
+// Client is one connection's state. Its own goroutine changes it; CLIENT
+// LIST reads it from others, hence the mutex.
+type Client struct {
+	ID         int64
+	conn       redcon.Conn
+	addr       string
+	laddr      string
+	created    time.Time
+	lastActive atomic.Int64 // unix ms of the last command
+
+	mu      sync.Mutex
+	name    string
+	db      *types.DB
+	authed  bool
+	lastCmd string
+}
+
+func (c *Client) currentDB() *types.DB {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.db
+}
+
+func (c *Client) setDB(db *types.DB) {
+	c.mu.Lock()
+	c.db = db
+	c.mu.Unlock()
+}
+
+func (c *Client) isAuthed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.authed
+}
+
+func (c *Client) setAuthed(v bool) {
+	c.mu.Lock()
+	c.authed = v
+	c.mu.Unlock()
+}
+
+func (c *Client) setLastCmd(name string) {
+	c.mu.Lock()
+	c.lastCmd = name
+	c.mu.Unlock()
+}
+
+func (c *Client) getName() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.name
+}
+
+func (c *Client) setName(n string) {
+	c.mu.Lock()
+	c.name = n
+	c.mu.Unlock()
+}

@@ -1,0 +1,242 @@
+package server
+
+import (
+	"strconv"
+
+	"github.com/shaledb/shale/server/types"
+)
+
+// HSET key field value [field value ...]
+func cmdHSet(c *Ctx, args [][]byte) error {
+	if len(args)%2 != 0 {
+		return errWrongArity("hset")
+	}
+	n, err := c.DB.HSet(args[1], args[2:])
+	if err != nil {
+		return err
+	}
+	c.Conn.WriteInt64(n)
+	return nil
+}
+
+// HMSET key field value [field value ...]
+func cmdHMSet(c *Ctx, args [][]byte) error {
+	if len(args)%2 != 0 {
+		return errWrongArity("hmset")
+	}
+	if _, err := c.DB.HSet(args[1], args[2:]); err != nil {
+		return err
+	}
+	c.ok()
+	return nil
+}
+
+// HSETNX key field value
+func cmdHSetNX(c *Ctx, args [][]byte) error {
+	ok, err := c.DB.HSetNX(args[1], args[2], args[3])
+	if err != nil {
+		return err
+	}
+	c.writeBool(ok)
+	return nil
+}
+
+// HGET key field
+func cmdHGet(c *Ctx, args [][]byte) error {
+	v, ok, err := c.DB.HGet(args[1], args[2])
+	if err != nil {
+		return err
+	}
+	c.writeBulkOrNull(v, ok)
+	return nil
+}
+
+// HMGET key field [field ...]
+func cmdHMGet(c *Ctx, args [][]byte) error {
+	vals, err := c.DB.HMGet(args[1], args[2:])
+	if err != nil {
+		return err
+	}
+	c.writeBulks(vals)
+	return nil
+}
+
+func replyList(c *Ctx, items [][]byte, err error) error {
+	if err != nil {
+		return err
+	}
+	c.writeBulks(items)
+	return nil
+}
+
+// HGETALL key
+func cmdHGetAll(c *Ctx, args [][]byte) error {
+	items, err := c.DB.HGetAll(args[1])
+	return replyList(c, items, err)
+}
+
+// HKEYS key
+func cmdHKeys(c *Ctx, args [][]byte) error {
+	items, err := c.DB.HKeys(args[1])
+	return replyList(c, items, err)
+}
+
+// HVALS key
+func cmdHVals(c *Ctx, args [][]byte) error {
+	items, err := c.DB.HVals(args[1])
+	return replyList(c, items, err)
+}
+
+// HDEL key field [field ...]
+func cmdHDel(c *Ctx, args [][]byte) error {
+	n, err := c.DB.HDel(args[1], args[2:])
+	if err != nil {
+		return err
+	}
+	c.Conn.WriteInt64(n)
+	return nil
+}
+
+// HLEN key
+func cmdHLen(c *Ctx, args [][]byte) error {
+	n, err := c.DB.HLen(args[1])
+	if err != nil {
+		return err
+	}
+	c.Conn.WriteInt64(n)
+	return nil
+}
+
+// HEXISTS key field
+func cmdHExists(c *Ctx, args [][]byte) error {
+	ok, err := c.DB.HExists(args[1], args[2])
+	if err != nil {
+		return err
+	}
+	c.writeBool(ok)
+	return nil
+}
+
+// HSTRLEN key field
+func cmdHStrLen(c *Ctx, args [][]byte) error {
+	n, err := c.DB.HStrLen(args[1], args[2])
+	if err != nil {
+		return err
+	}
+	c.Conn.WriteInt64(n)
+	return nil
+}
+
+// HINCRBY key field increment
+func cmdHIncrBy(c *Ctx, args [][]byte) error {
+	d, err := parseInt(args[3])
+	if err != nil {
+		return err
+	}
+	n, err := c.DB.HIncrBy(args[1], args[2], d)
+	if err != nil {
+		return err
+	}
+	c.Conn.WriteInt64(n)
+	return nil
+}
+
+// errIncrNaN is HINCRBYFLOAT's reply for an infinite increment.
+const errIncrNaN replyError = "ERR value is NaN or Infinity"
+
+// HINCRBYFLOAT key field increment
+func cmdHIncrByFloat(c *Ctx, args [][]byte) error {
+	incr, ok := types.ParseLongDouble(args[3])
+	if !ok {
+		return errNotFloat
+	}
+	if incr.IsInf() {
+		return errIncrNaN
+	}
+	v, err := c.DB.HIncrByFloat(args[1], args[2], incr)
+	if err != nil {
+		return err
+	}
+	c.Conn.WriteBulk(v)
+	return nil
+}
+
+// errCountRange is Redis's reply for an HRANDFIELD count it cannot serve.
+const errCountRange replyError = "ERR value is out of range"
+
+// HRANDFIELD key [count [WITHVALUES]]
+func cmdHRandField(c *Ctx, args [][]byte) error {
+	if len(args) == 2 {
+		items, err := c.DB.HRandField(args[1], 1, false)
+		if err != nil {
+			return err
+		}
+		if len(items) == 0 {
+			c.Conn.WriteNull()
+		} else {
+			c.Conn.WriteBulk(items[0])
+		}
+		return nil
+	}
+	count, err := parseInt(args[2])
+	if err != nil {
+		return err
+	}
+	withValues := false
+	switch {
+	case len(args) == 4 && is(args[3], "WITHVALUES"):
+		withValues = true
+	case len(args) > 3:
+		return errSyntax
+	}
+	// Redis refuses counts whose reply length would overflow.
+	if count < -(1<<62) || count > 1<<62 {
+		return errCountRange
+	}
+	items, err := c.DB.HRandField(args[1], count, withValues)
+	return replyList(c, items, err)
+}
+
+// HSCAN key cursor [MATCH pattern] [COUNT count]
+func cmdHScan(c *Ctx, args [][]byte) error {
+	cursor, err := parseCursor(args[2])
+	if err != nil {
+		return err
+	}
+	o, err := scanOptions(args[3:], false)
+	if err != nil {
+		return err
+	}
+	next, items, err := c.DB.HScan(args[1], cursor, o.Match, o.Count)
+	if err != nil {
+		return err
+	}
+	writeScanReply(c, next, items)
+	return nil
+}
+
+// writeScanReply is the two-element SCAN-family reply: cursor, items.
+func writeScanReply(c *Ctx, next uint64, items [][]byte) {
+	c.Conn.WriteArray(2)
+	c.Conn.WriteBulkString(strconv.FormatUint(next, 10))
+	c.writeBulks(items)
+}
+
+var hashCommands = []Command{
+	cmd("hset", -4, Write|Fast, 1, 1, 1, cmdHSet),
+	cmd("hmset", -4, Write|Fast, 1, 1, 1, cmdHMSet),
+	cmd("hsetnx", 4, Write|Fast, 1, 1, 1, cmdHSetNX),
+	cmd("hget", 3, ReadOnly|Fast, 1, 1, 1, cmdHGet),
+	cmd("hmget", -3, ReadOnly|Fast, 1, 1, 1, cmdHMGet),
+	cmd("hgetall", 2, ReadOnly, 1, 1, 1, cmdHGetAll),
+	cmd("hkeys", 2, ReadOnly, 1, 1, 1, cmdHKeys),
+	cmd("hvals", 2, ReadOnly, 1, 1, 1, cmdHVals),
+	cmd("hdel", -3, Write|Fast, 1, 1, 1, cmdHDel),
+	cmd("hlen", 2, ReadOnly|Fast, 1, 1, 1, cmdHLen),
+	cmd("hexists", 3, ReadOnly|Fast, 1, 1, 1, cmdHExists),
+	cmd("hstrlen", 3, ReadOnly|Fast, 1, 1, 1, cmdHStrLen),
+	cmd("hincrby", 4, Write|Fast, 1, 1, 1, cmdHIncrBy),
+	cmd("hincrbyfloat", 4, Write|Fast, 1, 1, 1, cmdHIncrByFloat),
+	cmd("hrandfield", -2, ReadOnly, 1, 1, 1, cmdHRandField),
+	cmd("hscan", -3, ReadOnly, 1, 1, 1, cmdHScan),
+}

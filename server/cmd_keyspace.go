@@ -1,0 +1,288 @@
+package server
+
+import (
+	"strings"
+
+	"github.com/shaledb/shale/server/types"
+)
+
+// DEL key [key ...], UNLINK key [key ...]
+func cmdDel(c *Ctx, args [][]byte) error {
+	n, err := c.DB.Del(args[1:])
+	if err != nil {
+		return err
+	}
+	c.Conn.WriteInt64(n)
+	return nil
+}
+
+// EXISTS key [key ...], TOUCH key [key ...]
+func cmdExists(c *Ctx, args [][]byte) error {
+	n, err := c.DB.Exists(args[1:])
+	if err != nil {
+		return err
+	}
+	c.Conn.WriteInt64(n)
+	return nil
+}
+
+// TYPE key
+func cmdType(c *Ctx, args [][]byte) error {
+	t, err := c.DB.Type(args[1])
+	if err != nil {
+		return err
+	}
+	c.Conn.WriteString(t)
+	return nil
+}
+
+// errExpireFlags is Redis's reply for contradictory EXPIRE flags.
+const errExpireFlags replyError = "ERR NX and XX, GT or LT options at the same time are not compatible"
+
+// expireCommand is EXPIRE, PEXPIRE, EXPIREAT and PEXPIREAT:
+// key time [NX|XX|GT|LT].
+func expireCommand(c *Ctx, args [][]byte, unit int64, absolute bool, name string) error {
+	var cond types.ExpireCond
+	for _, a := range args[3:] {
+		switch {
+		case is(a, "NX"):
+			cond |= types.ExpireNX
+		case is(a, "XX"):
+			cond |= types.ExpireXX
+		case is(a, "GT"):
+			cond |= types.ExpireGT
+		case is(a, "LT"):
+			cond |= types.ExpireLT
+		default:
+			return replyError("ERR Unsupported option " + sanitize(truncate(string(a), 128)))
+		}
+	}
+	if cond&types.ExpireNX != 0 && cond != types.ExpireNX {
+		return errExpireFlags
+	}
+	if cond&types.ExpireGT != 0 && cond&types.ExpireLT != 0 {
+		return replyError("ERR GT and LT options at the same time are not compatible")
+	}
+	v, err := parseInt(args[2])
+	if err != nil {
+		return err
+	}
+	at, err := expireAt(v, unit, absolute, nowMs(), false, name)
+	if err != nil {
+		return err
+	}
+	ok, err := c.DB.Expire(args[1], at, cond)
+	if err != nil {
+		return err
+	}
+	c.writeBool(ok)
+	return nil
+}
+
+func cmdExpire(c *Ctx, args [][]byte) error    { return expireCommand(c, args, 1000, false, "expire") }
+func cmdPExpire(c *Ctx, args [][]byte) error   { return expireCommand(c, args, 1, false, "pexpire") }
+func cmdExpireAt(c *Ctx, args [][]byte) error  { return expireCommand(c, args, 1000, true, "expireat") }
+func cmdPExpireAt(c *Ctx, args [][]byte) error { return expireCommand(c, args, 1, true, "pexpireat") }
+
+// ttlCommand is TTL, PTTL, EXPIRETIME and PEXPIRETIME.
+func ttlCommand(c *Ctx, key []byte, ms, absolute bool) error {
+	at, now, err := c.DB.TTL(key)
+	if err != nil {
+		return err
+	}
+	v := at
+	switch {
+	case at < 0:
+	case absolute && ms:
+	case absolute:
+		v = (at + 500) / 1000
+	case ms:
+		v = at - now
+	default:
+		v = (at - now + 500) / 1000
+	}
+	c.Conn.WriteInt64(v)
+	return nil
+}
+
+func cmdTTL(c *Ctx, args [][]byte) error         { return ttlCommand(c, args[1], false, false) }
+func cmdPTTL(c *Ctx, args [][]byte) error        { return ttlCommand(c, args[1], true, false) }
+func cmdExpireTime(c *Ctx, args [][]byte) error  { return ttlCommand(c, args[1], false, true) }
+func cmdPExpireTime(c *Ctx, args [][]byte) error { return ttlCommand(c, args[1], true, true) }
+
+// PERSIST key
+func cmdPersist(c *Ctx, args [][]byte) error {
+	ok, err := c.DB.Persist(args[1])
+	if err != nil {
+		return err
+	}
+	c.writeBool(ok)
+	return nil
+}
+
+// RENAME key newkey
+func cmdRename(c *Ctx, args [][]byte) error {
+	if _, err := c.DB.Rename(args[1], args[2], false); err != nil {
+		return err
+	}
+	c.ok()
+	return nil
+}
+
+// RENAMENX key newkey
+func cmdRenameNX(c *Ctx, args [][]byte) error {
+	ok, err := c.DB.Rename(args[1], args[2], true)
+	if err != nil {
+		return err
+	}
+	c.writeBool(ok)
+	return nil
+}
+
+// dbArg parses a database index argument.
+func dbArg(c *Ctx, arg []byte) (*types.DB, error) {
+	n, err := parseInt(arg)
+	if err != nil {
+		return nil, err
+	}
+	db, err := c.Srv.eng.DB(int(min(max(n, -1), 1<<31)))
+	if err != nil {
+		return nil, errOutOfRangeDB
+	}
+	return db, nil
+}
+
+// MOVE key db
+func cmdMove(c *Ctx, args [][]byte) error {
+	to, err := dbArg(c, args[2])
+	if err != nil {
+		return err
+	}
+	ok, err := c.DB.Move(args[1], to)
+	if err != nil {
+		return err
+	}
+	c.writeBool(ok)
+	return nil
+}
+
+// COPY source destination [DB destination-db] [REPLACE]
+func cmdCopy(c *Ctx, args [][]byte) error {
+	to := c.DB
+	replace := false
+	for i := 3; i < len(args); i++ {
+		switch {
+		case is(args[i], "REPLACE"):
+			replace = true
+		case is(args[i], "DB") && i+1 < len(args):
+			i++
+			db, err := dbArg(c, args[i])
+			if err != nil {
+				return err
+			}
+			to = db
+		default:
+			return errSyntax
+		}
+	}
+	ok, err := c.DB.Copy(args[1], to, args[2], replace)
+	if err != nil {
+		return err
+	}
+	c.writeBool(ok)
+	return nil
+}
+
+// KEYS pattern
+func cmdKeys(c *Ctx, args [][]byte) error {
+	keys, err := c.DB.Keys(args[1])
+	return replyList(c, keys, err)
+}
+
+// SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]
+func cmdScan(c *Ctx, args [][]byte) error {
+	cursor, err := parseCursor(args[1])
+	if err != nil {
+		return err
+	}
+	o, err := scanOptions(args[2:], true)
+	if err != nil {
+		return err
+	}
+	next, keys, err := c.DB.Scan(cursor, o)
+	if err != nil {
+		return err
+	}
+	writeScanReply(c, next, keys)
+	return nil
+}
+
+// RANDOMKEY
+func cmdRandomKey(c *Ctx, _ [][]byte) error {
+	k, ok, err := c.DB.RandomKey()
+	if err != nil {
+		return err
+	}
+	c.writeBulkOrNull(k, ok)
+	return nil
+}
+
+// OBJECT ENCODING key | OBJECT HELP
+func cmdObject(c *Ctx, args [][]byte) error {
+	sub := strings.ToLower(string(args[1]))
+	switch {
+	case sub == "encoding" && len(args) == 3:
+		enc, ok, err := c.DB.ObjectEncoding(args[2])
+		if err != nil {
+			return err
+		}
+		if !ok {
+			c.Conn.WriteNull()
+			return nil
+		}
+		c.Conn.WriteBulkString(enc)
+		return nil
+	case sub == "encoding":
+		return errWrongArity("object|encoding")
+	case sub == "help":
+		lines := []string{
+			"OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+			"ENCODING <key>",
+			"    Return the kind of internal representation used in order to store the value",
+			"    associated with a <key>.",
+			"HELP",
+			"    Print this help.",
+		}
+		c.Conn.WriteArray(len(lines))
+		for _, l := range lines {
+			c.Conn.WriteString(l)
+		}
+		return nil
+	}
+	return errUnknownSubcommand(string(args[1]), "object")
+}
+
+var keyspaceCommands = []Command{
+	cmd("del", -2, Write, 1, -1, 1, cmdDel),
+	cmd("unlink", -2, Write|Fast, 1, -1, 1, cmdDel),
+	cmd("exists", -2, ReadOnly|Fast, 1, -1, 1, cmdExists),
+	cmd("touch", -2, ReadOnly|Fast, 1, -1, 1, cmdExists),
+	cmd("type", 2, ReadOnly|Fast, 1, 1, 1, cmdType),
+	cmd("expire", -3, Write|Fast, 1, 1, 1, cmdExpire),
+	cmd("pexpire", -3, Write|Fast, 1, 1, 1, cmdPExpire),
+	cmd("expireat", -3, Write|Fast, 1, 1, 1, cmdExpireAt),
+	cmd("pexpireat", -3, Write|Fast, 1, 1, 1, cmdPExpireAt),
+	cmd("ttl", 2, ReadOnly|Fast, 1, 1, 1, cmdTTL),
+	cmd("pttl", 2, ReadOnly|Fast, 1, 1, 1, cmdPTTL),
+	cmd("expiretime", 2, ReadOnly|Fast, 1, 1, 1, cmdExpireTime),
+	cmd("pexpiretime", 2, ReadOnly|Fast, 1, 1, 1, cmdPExpireTime),
+	cmd("persist", 2, Write|Fast, 1, 1, 1, cmdPersist),
+	cmd("rename", 3, Write, 1, 2, 1, cmdRename),
+	cmd("renamenx", 3, Write|Fast, 1, 2, 1, cmdRenameNX),
+	cmd("move", 3, Write|Fast, 1, 1, 1, cmdMove),
+	cmd("copy", -3, Write, 1, 2, 1, cmdCopy),
+	cmd("keys", 2, ReadOnly, 0, 0, 0, cmdKeys),
+	cmd("scan", -2, ReadOnly, 0, 0, 0, cmdScan),
+	cmd("randomkey", 1, ReadOnly, 0, 0, 0, cmdRandomKey),
+	cmd("object", -2, ReadOnly, 2, 2, 1, cmdObject),
+}

@@ -1,0 +1,218 @@
+package server
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/shaledb/shale/server/store"
+)
+
+// Server commands: INFO, DBSIZE, FLUSHDB, FLUSHALL, TIME, COMPACT, SHUTDOWN,
+// DEBUG and CONFIG (in config.go).
+
+const errNoShutdown replyError = "ERR No shutdown in progress."
+
+// INFO [section ...]: see info.go.
+func cmdInfo(c *Ctx, args [][]byte) error {
+	c.Conn.WriteBulkString(c.Srv.info(args[1:]))
+	return nil
+}
+
+// DBSIZE: exact and O(1).
+func cmdDBSize(c *Ctx, _ [][]byte) error {
+	c.Conn.WriteInt64(c.DB.KeyCount())
+	return nil
+}
+
+// flushMode accepts FLUSHDB's and FLUSHALL's optional ASYNC or SYNC. Both
+// flushes are O(1) here (a range delete), so the mode changes nothing.
+func flushMode(args [][]byte) error {
+	switch {
+	case len(args) == 1:
+		return nil
+	case len(args) == 2 && (is(args[1], "ASYNC") || is(args[1], "SYNC")):
+		return nil
+	}
+	return errSyntax
+}
+
+// FLUSHDB [ASYNC|SYNC]
+func cmdFlushDB(c *Ctx, args [][]byte) error {
+	if err := flushMode(args); err != nil {
+		return err
+	}
+	if err := c.DB.FlushDB(); err != nil {
+		return err
+	}
+	c.ok()
+	return nil
+}
+
+// FLUSHALL [ASYNC|SYNC]
+func cmdFlushAll(c *Ctx, args [][]byte) error {
+	if err := flushMode(args); err != nil {
+		return err
+	}
+	if err := c.Srv.eng.FlushAll(); err != nil {
+		return err
+	}
+	c.ok()
+	return nil
+}
+
+// TIME: unix seconds and microseconds, as two bulk strings.
+func cmdTime(c *Ctx, _ [][]byte) error {
+	now := time.Now()
+	c.Conn.WriteArray(2)
+	c.Conn.WriteBulkString(strconv.FormatInt(now.Unix(), 10))
+	c.Conn.WriteBulkString(strconv.Itoa(now.Nanosecond() / 1000))
+	return nil
+}
+
+// COMPACT: a full manual compaction of every column family, through the
+// compaction filters; replies when it is done. Shale's own command.
+func cmdCompact(c *Ctx, _ [][]byte) error {
+	start := time.Now()
+	c.Srv.st.Compact()
+	c.Srv.log.Info().Dur("took", time.Since(start)).Msg("manual compaction done")
+	c.ok()
+	return nil
+}
+
+// SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]: every write is already in
+// the WAL, so the options change nothing. On success nothing is replied:
+// the main program closes the server, and with it the connection.
+func cmdShutdown(c *Ctx, args [][]byte) error {
+	var save, nosave, abort bool
+	for _, a := range args[1:] {
+		switch {
+		case is(a, "NOSAVE"):
+			nosave = true
+		case is(a, "SAVE"):
+			save = true
+		case is(a, "NOW"), is(a, "FORCE"):
+		case is(a, "ABORT"):
+			abort = true
+		default:
+			return errSyntax
+		}
+	}
+	if (save && nosave) || (abort && len(args) > 2) {
+		return errSyntax
+	}
+	if abort {
+		return errNoShutdown
+	}
+	c.Srv.log.Info().Int64("client", c.Client.ID).Msg("shutdown requested")
+	c.Srv.stopOnce.Do(func() { close(c.Srv.shutdown) })
+	return nil
+}
+
+// debugSubcommands are DEBUG's subcommands: Shale's own, for tests.
+var debugSubcommands = []Subcommand{
+	{"cf-records", 3, 0, cmdDebugCFRecords},
+	{"sst-bytes", 3, 0, cmdDebugSSTBytes},
+	{"uid", 3, 0, cmdDebugUID},
+	{"sleep", 3, 0, cmdDebugSleep},
+	{"help", 2, 0, cmdDebugHelp},
+}
+
+// DEBUG subcommand [arg ...], only with server.enable_debug_command.
+func cmdDebug(c *Ctx, args [][]byte) error {
+	if !c.Srv.config().Server.EnableDebugCommand {
+		return errDebugDisabled
+	}
+	name := lower(args[1])
+	for i := range debugSubcommands {
+		if sc := &debugSubcommands[i]; sc.Name == name && arityFits(sc.Arity, len(args)) {
+			return sc.Run(c, args)
+		}
+	}
+	return replyError("ERR unknown subcommand or wrong number of arguments for '" + truncate(string(args[1]), 128) + "'. Try DEBUG HELP.")
+}
+
+func parseCF(b []byte) (store.CF, error) {
+	cf, ok := store.ParseCF(string(b))
+	if !ok {
+		return 0, replyError("ERR unknown column family '" + truncate(string(b), 128) + "'")
+	}
+	return cf, nil
+}
+
+// DEBUG CF-RECORDS cf: the records visible in a column family, O(records).
+func cmdDebugCFRecords(c *Ctx, args [][]byte) error {
+	cf, err := parseCF(args[2])
+	if err != nil {
+		return err
+	}
+	n, err := c.Srv.st.CountRecords(cf)
+	if err != nil {
+		return err
+	}
+	c.Conn.WriteInt64(n)
+	return nil
+}
+
+// DEBUG SST-BYTES cf: the size of a column family's live SST files.
+func cmdDebugSSTBytes(c *Ctx, args [][]byte) error {
+	cf, err := parseCF(args[2])
+	if err != nil {
+		return err
+	}
+	c.Conn.WriteUint64(c.Srv.st.SSTBytes(cf))
+	return nil
+}
+
+// DEBUG UID key: the uid of a live composite key, or null.
+func cmdDebugUID(c *Ctx, args [][]byte) error {
+	uid, ok, err := c.DB.UID(args[2])
+	if err != nil {
+		return err
+	}
+	if !ok {
+		c.Conn.WriteNull()
+		return nil
+	}
+	c.Conn.WriteUint64(uid)
+	return nil
+}
+
+// DEBUG SLEEP seconds: sleeps this connection only (Redis blocks the whole
+// server). Like Redis, an unparsable time sleeps 0.
+func cmdDebugSleep(c *Ctx, args [][]byte) error {
+	secs, _ := strconv.ParseFloat(string(args[2]), 64)
+	if secs > 0 {
+		time.Sleep(time.Duration(secs * float64(time.Second)))
+	}
+	c.ok()
+	return nil
+}
+
+// DEBUG HELP
+func cmdDebugHelp(c *Ctx, _ [][]byte) error {
+	writeHelp(c, "debug", []string{
+		"CF-RECORDS <cf>",
+		"    Count the records visible in a column family (default, metadata, subkey,",
+		"    score, bookkeeping, expire). O(records).",
+		"SST-BYTES <cf>",
+		"    Return the size of a column family's live SST files.",
+		"SLEEP <seconds>",
+		"    Sleep for the given time (a float) before replying.",
+		"UID <key>",
+		"    Return the uid of a live hash, list, set or sorted set, or null.",
+	})
+	return nil
+}
+
+// serverCommands are the server commands' rows.
+var serverCommands = []Command{
+	cmd("info", -1, 0, 0, 0, 0, cmdInfo),
+	cmd("dbsize", 1, ReadOnly|Fast, 0, 0, 0, cmdDBSize),
+	cmd("flushdb", -1, Write, 0, 0, 0, cmdFlushDB),
+	cmd("flushall", -1, Write, 0, 0, 0, cmdFlushAll),
+	cmd("time", 1, Fast, 0, 0, 0, cmdTime),
+	cmd("compact", 1, Admin, 0, 0, 0, cmdCompact),
+	cmd("shutdown", -1, Admin, 0, 0, 0, cmdShutdown),
+	cmd("debug", -2, Admin, 0, 0, 0, cmdDebug),
+	cmd("config", -2, 0, 0, 0, 0, cmdConfig).withSubcommands(configSubcommands),
+}

@@ -1,0 +1,311 @@
+package server
+
+import (
+	"time"
+
+	"github.com/shaledb/shale/server/types"
+)
+
+func nowMs() int64 { return time.Now().UnixMilli() }
+
+const errDecrementOverflow replyError = "ERR decrement would overflow"
+
+// GET key
+func cmdGet(c *Ctx, args [][]byte) error {
+	v, ok, err := c.DB.Get(args[1])
+	if err != nil {
+		return err
+	}
+	c.writeBulkOrNull(v, ok)
+	return nil
+}
+
+// SET key value [NX|XX] [GET] [EX s|PX ms|EXAT ts|PXAT ms|KEEPTTL]
+func cmdSet(c *Ctx, args [][]byte) error {
+	var o types.SetOptions
+	var exp expiryArg
+	for i := 3; i < len(args); i++ {
+		next, matched, err := exp.parse(args, i)
+		switch {
+		case matched:
+			if err != nil || o.KeepTTL {
+				return errSyntax
+			}
+			i = next
+		case is(args[i], "NX") && !o.XX:
+			o.NX = true
+		case is(args[i], "XX") && !o.NX:
+			o.XX = true
+		case is(args[i], "GET"):
+			o.Get = true
+		case is(args[i], "KEEPTTL") && !exp.given():
+			o.KeepTTL = true
+		default:
+			return errSyntax
+		}
+	}
+	if exp.given() {
+		at, err := exp.at(nowMs(), "set")
+		if err != nil {
+			return err
+		}
+		o.ExpireMs = at
+	}
+	r, err := c.DB.Set(args[1], args[2], o)
+	if err != nil {
+		return err
+	}
+	switch {
+	case o.Get:
+		c.writeBulkOrNull(r.Old, r.HadOld)
+	case r.Done:
+		c.ok()
+	default:
+		c.Conn.WriteNull()
+	}
+	return nil
+}
+
+// SETNX key value
+func cmdSetNX(c *Ctx, args [][]byte) error {
+	r, err := c.DB.Set(args[1], args[2], types.SetOptions{NX: true})
+	if err != nil {
+		return err
+	}
+	c.writeBool(r.Done)
+	return nil
+}
+
+// SETEX key seconds value, PSETEX key milliseconds value
+func setWithTTL(c *Ctx, args [][]byte, unit int64, name string) error {
+	v, err := parseInt(args[2])
+	if err != nil {
+		return err
+	}
+	at, err := expireAt(v, unit, false, nowMs(), true, name)
+	if err != nil {
+		return err
+	}
+	if _, err := c.DB.Set(args[1], args[3], types.SetOptions{ExpireMs: at}); err != nil {
+		return err
+	}
+	c.ok()
+	return nil
+}
+
+func cmdSetEX(c *Ctx, args [][]byte) error  { return setWithTTL(c, args, 1000, "setex") }
+func cmdPSetEX(c *Ctx, args [][]byte) error { return setWithTTL(c, args, 1, "psetex") }
+
+// MGET key [key ...]
+func cmdMGet(c *Ctx, args [][]byte) error {
+	vals, err := c.DB.MGet(args[1:])
+	if err != nil {
+		return err
+	}
+	c.writeBulks(vals)
+	return nil
+}
+
+// MSET key value [key value ...]
+func cmdMSet(c *Ctx, args [][]byte) error {
+	if len(args)%2 != 1 {
+		return errWrongArity("mset")
+	}
+	if _, err := c.DB.MSet(args[1:], false); err != nil {
+		return err
+	}
+	c.ok()
+	return nil
+}
+
+// MSETNX key value [key value ...]
+func cmdMSetNX(c *Ctx, args [][]byte) error {
+	if len(args)%2 != 1 {
+		return errWrongArity("msetnx")
+	}
+	done, err := c.DB.MSet(args[1:], true)
+	if err != nil {
+		return err
+	}
+	c.writeBool(done)
+	return nil
+}
+
+// GETSET key value
+func cmdGetSet(c *Ctx, args [][]byte) error {
+	r, err := c.DB.Set(args[1], args[2], types.SetOptions{Get: true})
+	if err != nil {
+		return err
+	}
+	c.writeBulkOrNull(r.Old, r.HadOld)
+	return nil
+}
+
+// GETDEL key
+func cmdGetDel(c *Ctx, args [][]byte) error {
+	v, ok, err := c.DB.GetDel(args[1])
+	if err != nil {
+		return err
+	}
+	c.writeBulkOrNull(v, ok)
+	return nil
+}
+
+// GETEX key [EX s|PX ms|EXAT ts|PXAT ms|PERSIST]
+func cmdGetEx(c *Ctx, args [][]byte) error {
+	var o types.GetExOptions
+	var exp expiryArg
+	for i := 2; i < len(args); i++ {
+		next, matched, err := exp.parse(args, i)
+		switch {
+		case matched:
+			if err != nil || o.Persist {
+				return errSyntax
+			}
+			i = next
+		case is(args[i], "PERSIST") && !exp.given():
+			o.Persist = true
+		default:
+			return errSyntax
+		}
+	}
+	if exp.given() {
+		at, err := exp.at(nowMs(), "getex")
+		if err != nil {
+			return err
+		}
+		o.SetExpire, o.ExpireMs = true, at
+	}
+	v, ok, err := c.DB.GetEx(args[1], o)
+	if err != nil {
+		return err
+	}
+	c.writeBulkOrNull(v, ok)
+	return nil
+}
+
+// APPEND key value
+func cmdAppend(c *Ctx, args [][]byte) error {
+	n, err := c.DB.Append(args[1], args[2])
+	if err != nil {
+		return err
+	}
+	c.Conn.WriteInt64(n)
+	return nil
+}
+
+// STRLEN key
+func cmdStrLen(c *Ctx, args [][]byte) error {
+	n, err := c.DB.StrLen(args[1])
+	if err != nil {
+		return err
+	}
+	c.Conn.WriteInt64(n)
+	return nil
+}
+
+// GETRANGE key start end (and SUBSTR)
+func cmdGetRange(c *Ctx, args [][]byte) error {
+	start, err := parseInt(args[2])
+	if err != nil {
+		return err
+	}
+	end, err := parseInt(args[3])
+	if err != nil {
+		return err
+	}
+	v, err := c.DB.GetRange(args[1], start, end)
+	if err != nil {
+		return err
+	}
+	c.Conn.WriteBulk(v)
+	return nil
+}
+
+// SETRANGE key offset value
+func cmdSetRange(c *Ctx, args [][]byte) error {
+	off, err := parseInt(args[2])
+	if err != nil {
+		return err
+	}
+	n, err := c.DB.SetRange(args[1], off, args[3])
+	if err != nil {
+		return err
+	}
+	c.Conn.WriteInt64(n)
+	return nil
+}
+
+func incrBy(c *Ctx, key []byte, delta int64) error {
+	n, err := c.DB.IncrBy(key, delta)
+	if err != nil {
+		return err
+	}
+	c.Conn.WriteInt64(n)
+	return nil
+}
+
+// INCR key
+func cmdIncr(c *Ctx, args [][]byte) error { return incrBy(c, args[1], 1) }
+
+// DECR key
+func cmdDecr(c *Ctx, args [][]byte) error { return incrBy(c, args[1], -1) }
+
+// INCRBY key increment
+func cmdIncrBy(c *Ctx, args [][]byte) error {
+	d, err := parseInt(args[2])
+	if err != nil {
+		return err
+	}
+	return incrBy(c, args[1], d)
+}
+
+// DECRBY key decrement
+func cmdDecrBy(c *Ctx, args [][]byte) error {
+	d, err := parseInt(args[2])
+	if err != nil {
+		return err
+	}
+	if d == -1<<63 {
+		return errDecrementOverflow
+	}
+	return incrBy(c, args[1], -d)
+}
+
+// INCRBYFLOAT key increment
+func cmdIncrByFloat(c *Ctx, args [][]byte) error {
+	incr, ok := types.ParseLongDouble(args[2])
+	if !ok {
+		return errNotFloat
+	}
+	v, err := c.DB.IncrByFloat(args[1], incr)
+	if err != nil {
+		return err
+	}
+	c.Conn.WriteBulk(v)
+	return nil
+}
+
+var stringCommands = []Command{
+	cmd("get", 2, ReadOnly|Fast, 1, 1, 1, cmdGet),
+	cmd("set", -3, Write, 1, 1, 1, cmdSet),
+	cmd("setnx", 3, Write|Fast, 1, 1, 1, cmdSetNX),
+	cmd("setex", 4, Write, 1, 1, 1, cmdSetEX),
+	cmd("psetex", 4, Write, 1, 1, 1, cmdPSetEX),
+	cmd("mget", -2, ReadOnly|Fast, 1, -1, 1, cmdMGet),
+	cmd("mset", -3, Write, 1, -1, 2, cmdMSet),
+	cmd("msetnx", -3, Write, 1, -1, 2, cmdMSetNX),
+	cmd("getset", 3, Write|Fast, 1, 1, 1, cmdGetSet),
+	cmd("getdel", 2, Write|Fast, 1, 1, 1, cmdGetDel),
+	cmd("getex", -2, Write|Fast, 1, 1, 1, cmdGetEx),
+	cmd("append", 3, Write|Fast, 1, 1, 1, cmdAppend),
+	cmd("strlen", 2, ReadOnly|Fast, 1, 1, 1, cmdStrLen),
+	cmd("getrange", 4, ReadOnly, 1, 1, 1, cmdGetRange),
+	cmd("substr", 4, ReadOnly, 1, 1, 1, cmdGetRange),
+	cmd("setrange", 4, Write, 1, 1, 1, cmdSetRange),
+	cmd("incr", 2, Write|Fast, 1, 1, 1, cmdIncr),
+	cmd("decr", 2, Write|Fast, 1, 1, 1, cmdDecr),
+	cmd("incrby", 3, Write|Fast, 1, 1, 1, cmdIncrBy),
+	cmd("decrby", 3, Write|Fast, 1, 1, 1, cmdDecrBy),
+	cmd("incrbyfloat", 3, Write|Fast, 1, 1, 1, cmdIncrByFloat),
+}

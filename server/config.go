@@ -1,0 +1,565 @@
+package server
+
+import (
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/shaledb/shale/conf"
+	"github.com/shaledb/shale/server/store"
+	"github.com/shaledb/shale/server/types"
+)
+
+// CONFIG GET, CONFIG SET, CONFIG RESETSTAT and CONFIG HELP over conf.Config.
+//
+// configParams is the one table of parameters. A parameter has Redis's name
+// where Redis has one (port, maxclients, loglevel...) and otherwise the TOML
+// "section.key" (rocksdb.write_buffer_bytes). CONFIG SET parses values into
+// a copy of the config, runs conf's Validate on the copy, applies the
+// RocksDB options (the only step that can fail), makes the copy current
+// under s.mu, then pushes the other changes (applyConfig). A parameter
+// without set cannot change at runtime.
+
+const errRocksRejected = "RocksDB rejected the new options (see the server log)"
+
+func errUnknownConfig(name string) replyError {
+	return replyError("ERR Unknown option or number of arguments for CONFIG SET - '" + truncate(name, 128) + "'")
+}
+
+func errConfigSet(name, reason string) replyError {
+	return replyError("ERR CONFIG SET failed (possibly related to argument '" + truncate(name, 128) + "') - " + reason)
+}
+
+// configParam is one CONFIG parameter.
+type configParam struct {
+	name string // CONFIG's name, lower-case
+	key  string // the TOML key, which Validate's messages start with; "" for Redis-only names
+	get  func(c *conf.Config) string
+	set  func(c *conf.Config, v string) error // nil: immutable (change the file and restart)
+}
+
+// settable says whether CONFIG SET may change a parameter.
+type settable bool
+
+const (
+	restart settable = false // read only at start-up
+	live    settable = true  // CONFIG SET changes it on the running server
+)
+
+// valueCodec formats and parses one kind of value.
+type valueCodec[T any] struct {
+	format func(T) string
+	parse  func(string) (T, error)
+}
+
+// field makes the parameter for the config field that at points to.
+func field[T any](name, key string, vc valueCodec[T], at func(*conf.Config) *T, s settable) configParam {
+	p := configParam{name: name, key: key, get: func(c *conf.Config) string { return vc.format(*at(c)) }}
+	if s {
+		p.set = func(c *conf.Config, v string) error {
+			x, err := vc.parse(v)
+			if err != nil {
+				return err
+			}
+			*at(c) = x
+			return nil
+		}
+	}
+	return p
+}
+
+// fixed is a Redis parameter whose value Shale cannot change (appendonly,
+// save): GET reports it and SET accepts only that value, so that tools that
+// set it keep working.
+func fixed(name, value, why string) configParam {
+	return configParam{
+		name: name,
+		get:  func(*conf.Config) string { return value },
+		set: func(_ *conf.Config, v string) error {
+			if !strings.EqualFold(v, value) {
+				return errors.New(why)
+			}
+			return nil
+		},
+	}
+}
+
+var (
+	errNotInt   = errors.New("argument couldn't be parsed into an integer")
+	errNotFlt   = errors.New("argument couldn't be parsed into a float")
+	errNotBool  = errors.New("argument must be 'yes' or 'no'")
+	stringValue = valueCodec[string]{
+		format: func(s string) string { return s },
+		parse:  func(s string) (string, error) { return s, nil },
+	}
+	intValue = valueCodec[int]{
+		format: strconv.Itoa,
+		parse: func(s string) (int, error) {
+			n, err := strconv.Atoi(s)
+			if err != nil {
+				return 0, errNotInt
+			}
+			return n, nil
+		},
+	}
+	int64Value = valueCodec[int64]{
+		format: func(n int64) string { return strconv.FormatInt(n, 10) },
+		parse: func(s string) (int64, error) {
+			n, err := strconv.ParseInt(s, 10, 64)
+			if err != nil {
+				return 0, errNotInt
+			}
+			return n, nil
+		},
+	}
+	floatValue = valueCodec[float64]{
+		format: func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) },
+		parse: func(s string) (float64, error) {
+			f, err := strconv.ParseFloat(s, 64)
+			if err != nil {
+				return 0, errNotFlt
+			}
+			return f, nil
+		},
+	}
+	boolValue = valueCodec[bool]{
+		format: func(b bool) string {
+			if b {
+				return "yes"
+			}
+			return "no"
+		},
+		parse: func(s string) (bool, error) {
+			switch strings.ToLower(s) {
+			case "yes", "true":
+				return true, nil
+			case "no", "false":
+				return false, nil
+			}
+			return false, errNotBool
+		},
+	}
+	// sizeValue reads what TOML reads ("64MiB", "4096") and writes bytes.
+	sizeValue = valueCodec[conf.ByteSize]{
+		format: func(b conf.ByteSize) string { return strconv.FormatInt(int64(b), 10) },
+		parse: func(s string) (conf.ByteSize, error) {
+			var b conf.ByteSize
+			err := b.UnmarshalText([]byte(s))
+			return b, err
+		},
+	}
+	durationValue = valueCodec[conf.Duration]{
+		format: func(d conf.Duration) string { return d.Duration.String() },
+		parse: func(s string) (conf.Duration, error) {
+			var d conf.Duration
+			err := d.UnmarshalText([]byte(s))
+			return d, err
+		},
+	}
+	// secondsValue is Redis's timeout: whole seconds; SET also takes a
+	// duration such as "90s" or "5m".
+	secondsValue = valueCodec[conf.Duration]{
+		format: func(d conf.Duration) string { return strconv.FormatInt(int64(d.Duration/time.Second), 10) },
+		parse: func(s string) (conf.Duration, error) {
+			if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+				if n > int64(time.Duration(1<<63-1)/time.Second) || n < -int64(time.Duration(1<<63-1)/time.Second) {
+					return conf.Duration{}, errNotInt
+				}
+				return conf.Duration{Duration: time.Duration(n) * time.Second}, nil
+			}
+			d, err := time.ParseDuration(s)
+			if err != nil {
+				return conf.Duration{}, errNotInt
+			}
+			return conf.Duration{Duration: d}, nil
+		},
+	}
+	// listValue is a compression list, written space-separated; SET also
+	// takes commas.
+	listValue = valueCodec[[]string]{
+		format: func(l []string) string { return strings.Join(l, " ") },
+		parse: func(s string) ([]string, error) {
+			return append([]string{}, strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == ',' })...), nil
+		},
+	}
+	// logLevelValue also takes Redis's level names.
+	logLevelValue = valueCodec[string]{
+		format: func(s string) string { return s },
+		parse: func(s string) (string, error) {
+			switch s = strings.ToLower(s); s {
+			case "verbose":
+				return "debug", nil
+			case "notice":
+				return "info", nil
+			case "warning":
+				return "warn", nil
+			}
+			return s, nil
+		},
+	}
+)
+
+// optional makes a codec for a per-column-family override: "" means unset,
+// inheriting the [rocksdb] value.
+func optional[T any](vc valueCodec[T]) valueCodec[*T] {
+	return valueCodec[*T]{
+		format: func(p *T) string {
+			if p == nil {
+				return ""
+			}
+			return vc.format(*p)
+		},
+		parse: func(s string) (*T, error) {
+			if s == "" {
+				return nil, nil
+			}
+			v, err := vc.parse(s)
+			if err != nil {
+				return nil, err
+			}
+			return &v, nil
+		},
+	}
+}
+
+// optionalList is optional for the compression override, a slice.
+var optionalList = valueCodec[[]string]{
+	format: listValue.format,
+	parse: func(s string) ([]string, error) {
+		if s == "" {
+			return nil, nil
+		}
+		return listValue.parse(s)
+	},
+}
+
+// overrideParams are the parameters of one [rocksdb.<cf>] override table.
+func overrideParams(section string, at func(*conf.Config) *conf.CFOverride) []configParam {
+	return []configParam{
+		field(section+".write_buffer_bytes", section+".write_buffer_bytes", optional(sizeValue),
+			func(c *conf.Config) **conf.ByteSize { return &at(c).WriteBufferBytes }, live),
+		field(section+".max_write_buffer_number", section+".max_write_buffer_number", optional(intValue),
+			func(c *conf.Config) **int { return &at(c).MaxWriteBufferNumber }, live),
+		field(section+".target_file_size_bytes", section+".target_file_size_bytes", optional(sizeValue),
+			func(c *conf.Config) **conf.ByteSize { return &at(c).TargetFileSizeBytes }, live),
+		field(section+".max_bytes_for_level_base", section+".max_bytes_for_level_base", optional(sizeValue),
+			func(c *conf.Config) **conf.ByteSize { return &at(c).MaxBytesForLevelBase }, live),
+		field(section+".compression", section+".compression", optionalList,
+			func(c *conf.Config) *[]string { return &at(c).Compression }, live),
+		field(section+".bloom_bits_per_key", section+".bloom_bits_per_key", optional(intValue),
+			func(c *conf.Config) **int { return &at(c).BloomBitsPerKey }, restart),
+		field(section+".block_cache_bytes", section+".block_cache_bytes", optional(sizeValue),
+			func(c *conf.Config) **conf.ByteSize { return &at(c).BlockCacheBytes }, restart),
+	}
+}
+
+// configParams is every CONFIG parameter, in CONFIG GET's order. The
+// runtime column of docs/OPERATIONS.md must match the live entries.
+var configParams = slices.Concat(
+	[]configParam{
+		field("bind", "server.bind", stringValue, func(c *conf.Config) *string { return &c.Server.Bind }, restart),
+		field("port", "server.port", intValue, func(c *conf.Config) *int { return &c.Server.Port }, restart),
+		field("databases", "server.databases", intValue, func(c *conf.Config) *int { return &c.Server.Databases }, restart),
+		field("requirepass", "server.requirepass", stringValue, func(c *conf.Config) *string { return &c.Server.RequirePass }, live),
+		field("maxclients", "server.maxclients", intValue, func(c *conf.Config) *int { return &c.Server.MaxClients }, live),
+		field("timeout", "server.timeout", secondsValue, func(c *conf.Config) *conf.Duration { return &c.Server.Timeout }, live),
+		field("enable-debug-command", "server.enable_debug_command", boolValue, func(c *conf.Config) *bool { return &c.Server.EnableDebugCommand }, restart),
+
+		field("dir", "storage.dir", stringValue, func(c *conf.Config) *string { return &c.Storage.Dir }, restart),
+		field("storage.sync_writes", "storage.sync_writes", boolValue, func(c *conf.Config) *bool { return &c.Storage.SyncWrites }, restart),
+
+		field("rocksdb.block_cache_bytes", "rocksdb.block_cache_bytes", sizeValue, func(c *conf.Config) *conf.ByteSize { return &c.RocksDB.BlockCacheBytes }, restart),
+		field("rocksdb.write_buffer_bytes", "rocksdb.write_buffer_bytes", sizeValue, func(c *conf.Config) *conf.ByteSize { return &c.RocksDB.WriteBufferBytes }, live),
+		field("rocksdb.max_write_buffer_number", "rocksdb.max_write_buffer_number", intValue, func(c *conf.Config) *int { return &c.RocksDB.MaxWriteBufferNumber }, live),
+		field("rocksdb.max_background_jobs", "rocksdb.max_background_jobs", intValue, func(c *conf.Config) *int { return &c.RocksDB.MaxBackgroundJobs }, restart),
+		field("rocksdb.target_file_size_bytes", "rocksdb.target_file_size_bytes", sizeValue, func(c *conf.Config) *conf.ByteSize { return &c.RocksDB.TargetFileSizeBytes }, live),
+		field("rocksdb.max_bytes_for_level_base", "rocksdb.max_bytes_for_level_base", sizeValue, func(c *conf.Config) *conf.ByteSize { return &c.RocksDB.MaxBytesForLevelBase }, live),
+		field("rocksdb.level0_file_num_compaction_trigger", "rocksdb.level0_file_num_compaction_trigger", intValue, func(c *conf.Config) *int { return &c.RocksDB.Level0FileNumCompactionTrigger }, live),
+		field("rocksdb.level0_slowdown_writes_trigger", "rocksdb.level0_slowdown_writes_trigger", intValue, func(c *conf.Config) *int { return &c.RocksDB.Level0SlowdownWritesTrigger }, live),
+		field("rocksdb.level0_stop_writes_trigger", "rocksdb.level0_stop_writes_trigger", intValue, func(c *conf.Config) *int { return &c.RocksDB.Level0StopWritesTrigger }, live),
+		field("rocksdb.compression", "rocksdb.compression", listValue, func(c *conf.Config) *[]string { return &c.RocksDB.Compression }, live),
+		field("rocksdb.bloom_bits_per_key", "rocksdb.bloom_bits_per_key", intValue, func(c *conf.Config) *int { return &c.RocksDB.BloomBitsPerKey }, restart),
+		field("rocksdb.rate_limit_bytes_per_sec", "rocksdb.rate_limit_bytes_per_sec", sizeValue, func(c *conf.Config) *conf.ByteSize { return &c.RocksDB.RateLimitBytesPerSec }, restart),
+	},
+	overrideParams("rocksdb.metadata", func(c *conf.Config) *conf.CFOverride { return &c.RocksDB.Metadata }),
+	overrideParams("rocksdb.subkey", func(c *conf.Config) *conf.CFOverride { return &c.RocksDB.Subkey }),
+	[]configParam{
+		field("compaction.reclaim_min_elements", "compaction.reclaim_min_elements", int64Value, func(c *conf.Config) *int64 { return &c.Compaction.ReclaimMinElements }, live),
+		field("compaction.reclaim_max_per_second", "compaction.reclaim_max_per_second", floatValue, func(c *conf.Config) *float64 { return &c.Compaction.ReclaimMaxPerSecond }, live),
+		field("compaction.reclaim_queue_length", "compaction.reclaim_queue_length", intValue, func(c *conf.Config) *int { return &c.Compaction.ReclaimQueueLength }, restart),
+		field("compaction.reclaim_delay", "compaction.reclaim_delay", durationValue, func(c *conf.Config) *conf.Duration { return &c.Compaction.ReclaimDelay }, restart),
+
+		field("loglevel", "log.level", logLevelValue, func(c *conf.Config) *string { return &c.Log.Level }, live),
+		field("log.format", "log.format", stringValue, func(c *conf.Config) *string { return &c.Log.Format }, restart),
+		field("logfile", "log.file", stringValue, func(c *conf.Config) *string { return &c.Log.File }, restart),
+
+		fixed("appendonly", "no", "only 'no' is supported: every write goes to RocksDB's write-ahead log (see storage.sync_writes)"),
+		fixed("save", "", "only \"\" is supported: Shale takes no snapshots, its data is always on disk"),
+	},
+)
+
+// lookupConfig finds a parameter by name, ignoring case.
+func lookupConfig(name string) *configParam {
+	for i := range configParams {
+		if strings.EqualFold(configParams[i].name, name) {
+			return &configParams[i]
+		}
+	}
+	return nil
+}
+
+// config returns a copy of the current configuration. Its pointers and
+// slices are shared but never written through: CONFIG SET replaces them.
+func (s *Server) config() conf.Config {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cfg
+}
+
+var configSubcommands = []Subcommand{
+	{"get", -3, Admin, cmdConfigGet},
+	{"set", -4, Admin, cmdConfigSet},
+	{"resetstat", 2, Admin, cmdConfigResetStat},
+	{"help", 2, 0, cmdConfigHelp},
+}
+
+// CONFIG subcommand [arg ...]
+func cmdConfig(c *Ctx, args [][]byte) error {
+	return runSubcommand(c, args, "config", configSubcommands)
+}
+
+// CONFIG GET pattern [pattern ...]: a flat name, value array; glob
+// patterns match names case-insensitively and each parameter comes once.
+func cmdConfigGet(c *Ctx, args [][]byte) error {
+	cfg := c.Srv.config()
+	seen := make([]bool, len(configParams))
+	var pairs []string
+	for _, a := range args[2:] {
+		pattern := []byte(strings.ToLower(string(a)))
+		for i := range configParams {
+			p := &configParams[i]
+			if !seen[i] && types.Match(pattern, []byte(p.name)) {
+				seen[i] = true
+				pairs = append(pairs, p.name, p.get(&cfg))
+			}
+		}
+	}
+	c.Conn.WriteArray(len(pairs))
+	for _, v := range pairs {
+		c.Conn.WriteBulkString(v)
+	}
+	return nil
+}
+
+// CONFIG SET name value [name value ...]: all or nothing, as in Redis 7.
+func cmdConfigSet(c *Ctx, args [][]byte) error {
+	if len(args)%2 != 0 {
+		return errSyntax
+	}
+	type change struct {
+		p     *configParam
+		arg   string // the name as the client spelled it, for errors
+		value string
+	}
+	var changes []change
+	unknown := ""
+	for i := 2; i < len(args); i += 2 {
+		arg := string(args[i])
+		p := lookupConfig(arg)
+		switch {
+		case p == nil:
+			if unknown == "" {
+				unknown = arg
+			}
+			continue
+		case p.set == nil && unknown == "":
+			return errConfigSet(arg, "can't set immutable config")
+		case slices.ContainsFunc(changes, func(ch change) bool { return ch.p == p }) && unknown == "":
+			return errConfigSet(arg, "duplicate parameter")
+		}
+		changes = append(changes, change{p, arg, string(args[i+1])})
+	}
+	if unknown != "" {
+		return errUnknownConfig(unknown)
+	}
+
+	// s.mu is not held while the changes are applied: redcon calls closed(),
+	// which takes s.mu, with its own lock held, and SetIdleClose takes that
+	// lock too. configMu keeps CONFIG SETs from interleaving instead.
+	s := c.Srv
+	s.configMu.Lock()
+	defer s.configMu.Unlock()
+	cur := s.config()
+	next := cur
+	for _, ch := range changes {
+		if err := ch.p.set(&next, ch.value); err != nil {
+			return errConfigSet(ch.arg, err.Error())
+		}
+	}
+	if err := next.Validate(); err != nil {
+		problems := strings.Split(err.Error(), "\n")
+		blame := changes[0].arg
+		for _, ch := range changes {
+			if ch.p.key != "" && strings.HasPrefix(problems[0], ch.p.key) {
+				blame = ch.arg
+				break
+			}
+		}
+		return errConfigSet(blame, strings.Join(problems, "; "))
+	}
+	if err := s.applyRocksDB(&cur.RocksDB, &next.RocksDB); err != nil {
+		return errConfigSet(changes[0].arg, err.Error())
+	}
+	s.mu.Lock()
+	s.cfg = next
+	s.mu.Unlock()
+	s.applyConfig(&cur, &next)
+	names := make([]string, len(changes))
+	for i, ch := range changes {
+		names[i] = ch.p.name
+	}
+	s.log.Info().Strs("params", names).Msg("config changed")
+	c.ok()
+	return nil
+}
+
+// applyConfig pushes the differences between old and next, other than
+// RocksDB's (applyRocksDB), to the running server. requirepass and
+// maxclients need nothing: they are read from s.cfg.
+func (s *Server) applyConfig(old, next *conf.Config) {
+	if next.Server.Timeout != old.Server.Timeout {
+		// redcon reads it when it accepts a connection: new connections only.
+		s.rs.SetIdleClose(next.Server.Timeout.Duration)
+	}
+	if next.Compaction.ReclaimMinElements != old.Compaction.ReclaimMinElements {
+		s.st.SetReclaimMinElements(next.Compaction.ReclaimMinElements)
+	}
+	if next.Compaction.ReclaimMaxPerSecond != old.Compaction.ReclaimMaxPerSecond {
+		s.st.SetReclaimMaxPerSecond(next.Compaction.ReclaimMaxPerSecond)
+	}
+	if next.Log.Level != old.Log.Level {
+		// The only way to change the level of the logger passed in: a
+		// process-wide threshold (cmd/shale-server sets it at start-up too).
+		if lvl, err := zerolog.ParseLevel(next.Log.Level); err == nil {
+			zerolog.SetGlobalLevel(lvl)
+		}
+	}
+}
+
+// applyRocksDB sets, per column family, the options RocksDB can change at
+// runtime whose effective value differs. One SetOptions call per column
+// family keeps the level-0 triggers consistent (RocksDB asserts on their
+// order). If RocksDB refuses a column family, the ones already changed are
+// set back.
+func (s *Server) applyRocksDB(old, next *conf.RocksDB) error {
+	var done []store.CF
+	for _, cf := range store.AllCFs() {
+		keys, vals := optionDiff(mutableCFOptions(old, cf), mutableCFOptions(next, cf))
+		if len(keys) == 0 {
+			continue
+		}
+		if err := s.st.SetCFOptions(cf, keys, vals); err != nil {
+			s.log.Error().Err(err).Str("cf", cf.String()).Strs("options", keys).Msg("rocksdb refused options")
+			for _, d := range done {
+				k, v := optionDiff(mutableCFOptions(next, d), mutableCFOptions(old, d))
+				if err := s.st.SetCFOptions(d, k, v); err != nil {
+					s.log.Error().Err(err).Str("cf", d.String()).Msg("rocksdb options rollback failed")
+				}
+			}
+			return errors.New(errRocksRejected)
+		}
+		done = append(done, cf)
+		s.log.Info().Str("cf", cf.String()).Strs("options", keys).Strs("values", vals).Msg("rocksdb options changed")
+	}
+	return nil
+}
+
+// rocksOption is one RocksDB option as SetOptions names it.
+type rocksOption struct{ name, value string }
+
+// mutableCFOptions are the runtime-settable RocksDB options of cf under r,
+// resolved as server/store resolves them at open: the metadata CF takes
+// [rocksdb.metadata], the subkey and score CFs take [rocksdb.subkey].
+func mutableCFOptions(r *conf.RocksDB, cf store.CF) []rocksOption {
+	var o conf.CFOverride
+	switch cf {
+	case store.CFMeta:
+		o = r.Metadata
+	case store.CFSubkey, store.CFScore:
+		o = r.Subkey
+	}
+	e := r.Effective(o)
+	return []rocksOption{
+		{"write_buffer_size", strconv.FormatInt(int64(e.WriteBufferBytes), 10)},
+		{"max_write_buffer_number", strconv.Itoa(e.MaxWriteBufferNumber)},
+		{"target_file_size_base", strconv.FormatInt(int64(e.TargetFileSizeBytes), 10)},
+		{"max_bytes_for_level_base", strconv.FormatInt(int64(e.MaxBytesForLevelBase), 10)},
+		{"level0_file_num_compaction_trigger", strconv.Itoa(r.Level0FileNumCompactionTrigger)},
+		{"level0_slowdown_writes_trigger", strconv.Itoa(r.Level0SlowdownWritesTrigger)},
+		{"level0_stop_writes_trigger", strconv.Itoa(r.Level0StopWritesTrigger)},
+		{"compression_per_level", compressionPerLevel(e.Compression)},
+	}
+}
+
+// rocksCompression maps conf's compression names to RocksDB's option names.
+var rocksCompression = map[string]string{
+	"no":     "kNoCompression",
+	"snappy": "kSnappyCompression",
+	"zlib":   "kZlibCompression",
+	"lz4":    "kLZ4Compression",
+	"lz4hc":  "kLZ4HCCompression",
+	"zstd":   "kZSTD",
+}
+
+// compressionPerLevel expands a per-level list to RocksDB's 7 levels, the
+// last entry repeating, as server/store does at open.
+func compressionPerLevel(names []string) string {
+	if len(names) == 0 {
+		names = []string{"no"}
+	}
+	levels := make([]string, 7)
+	for i := range levels {
+		levels[i] = rocksCompression[names[min(i, len(names)-1)]]
+	}
+	return strings.Join(levels, ":")
+}
+
+func optionDiff(old, next []rocksOption) (keys, vals []string) {
+	for i := range next {
+		if next[i] != old[i] {
+			keys = append(keys, next[i].name)
+			vals = append(vals, next[i].value)
+		}
+	}
+	return keys, vals
+}
+
+// CONFIG RESETSTAT: zeroes the stats section's counters. The rocksdb and
+// reclaim sections keep counting.
+func cmdConfigResetStat(c *Ctx, _ [][]byte) error {
+	st := &c.Srv.stats
+	st.commands.Store(0)
+	st.connections.Store(0)
+	st.rejected.Store(0)
+	st.errorReplies.Store(0)
+	c.Srv.eng.ResetExpiredKeys()
+	c.ok()
+	return nil
+}
+
+// CONFIG HELP
+func cmdConfigHelp(c *Ctx, _ [][]byte) error {
+	writeHelp(c, "config", []string{
+		"GET <pattern>",
+		"    Return parameters matching the glob-like <pattern> and their values.",
+		"SET <directive> <value>",
+		"    Set the configuration <directive> to <value>.",
+		"RESETSTAT",
+		"    Reset statistics reported by the INFO command.",
+	})
+	return nil
+}

@@ -1,0 +1,136 @@
+package server
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/shaledb/shale/compaction"
+)
+
+func TestInfoSections(t *testing.T) {
+	s, c := startAdminServer(t, nil)
+	ctx := context.Background()
+	if err := c.Do(ctx, "SET", "k", "v").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Do(ctx, "SELECT", "5").Err(); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]any{{"SET", "a", "v"}, {"SET", "b", "v", "EX", "100"}} {
+		if err := c.Do(ctx, args...).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		section string
+		heading string
+		want    []string // regexps, each matching one whole line
+	}{
+		{"server", "Server", []string{`redis_version:` + regexp.QuoteMeta(redisVersion), `shale_version:` + regexp.QuoteMeta(Version),
+			`redis_mode:standalone`, `os:.+`, `arch_bits:(32|64)`, `process_id:\d+`, `tcp_port:[1-9]\d*`,
+			`uptime_in_seconds:\d+`, `uptime_in_days:\d+`, `executable:.*`, `config_file:`, `run_id:[0-9a-f]{40}`}},
+		{"clients", "Clients", []string{`connected_clients:1`, `maxclients:10000`, `blocked_clients:0`}},
+		{"memory", "Memory", []string{`used_memory:[1-9]\d*`, `used_memory_human:[\d.]+[BKMGTP]`, `maxmemory:0`,
+			`rocksdb_block_cache_usage:\d+`, `rocksdb_memtables:\d+`}},
+		{"persistence", "Persistence", []string{`loading:0`, `rdb_changes_since_last_save:0`, `rdb_bgsave_in_progress:0`,
+			`aof_enabled:0`, `wal_sync:0`}},
+		{"stats", "Stats", []string{`total_connections_received:[1-9]\d*`, `total_commands_processed:[1-9]\d*`,
+			`rejected_connections:0`, `total_error_replies:\d+`, `expired_keys:\d+`}},
+		{"replication", "Replication", []string{`role:master`, `connected_slaves:0`}},
+		{"cpu", "CPU", []string{`used_cpu_sys:[\d.]+`, `used_cpu_user:[\d.]+`}},
+		{"cluster", "Cluster", []string{`cluster_enabled:0`}},
+		{"keyspace", "Keyspace", []string{`db0:keys=1,expires=0,avg_ttl=0`, `db5:keys=2,expires=1,avg_ttl=(99\d{3}|100000)`}},
+		{"rocksdb", "RocksDB", []string{`block_cache_usage:\d+`, `block_cache_capacity:8388608`, `pending_compaction_bytes:\d+`,
+			`metadata_estimate_num_keys:\d+`, `subkey_sst_bytes:\d+`, `score_memtable_bytes:\d+`,
+			`bookkeeping_pending_compaction_bytes:\d+`, `expire_num_files_at_level0:\d+`, `default_estimate_num_keys:\d+`}},
+		{"reclaim", "Reclaim", []string{`reclaim_dropped_subkey:\d+`, `reclaim_dropped_score:\d+`,
+			`reclaim_dropped_bookkeeping:\d+`, `reclaim_dead_cache_hits:\d+`, `reclaim_errors:\d+`,
+			`reclaim_queue_length:\d+`, `reclaim_compactions:\d+`, `reclaim_queue_overflows:\d+`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.section, func(t *testing.T) {
+			for _, arg := range []string{tt.section, strings.ToUpper(tt.section)} {
+				got, err := c.Do(ctx, "INFO", arg).Text()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !strings.HasPrefix(got, "# "+tt.heading+"\r\n") || !strings.HasSuffix(got, "\r\n") {
+					t.Fatalf("INFO %s: %q", arg, got)
+				}
+				if strings.Count(got, "\n") != strings.Count(got, "\r\n") || strings.Contains(got, "\r\n\r\n") {
+					t.Errorf("INFO %s: not one CRLF-terminated section: %q", arg, got)
+				}
+				for _, w := range tt.want {
+					if !regexp.MustCompile(`(?m)^` + w + "\r$").MatchString(got) {
+						t.Errorf("INFO %s: no line matching %q in\n%s", arg, w, got)
+					}
+				}
+			}
+		})
+	}
+	// The reclaim section has exactly its documented fields.
+	rec, _ := c.Do(ctx, "INFO", "reclaim").Text()
+	if n := strings.Count(rec, "\r\n"); n != 1+8 {
+		t.Errorf("INFO reclaim has %d lines, want a heading and 8 fields:\n%s", n, rec)
+	}
+
+	all, err := c.Do(ctx, "INFO").Text()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"default", "all", "everything", "ALL"} {
+		got, _ := c.Do(ctx, "INFO", name).Text()
+		if headings(got) != headings(all) {
+			t.Errorf("INFO %s sections %q, INFO %q", name, headings(got), headings(all))
+		}
+	}
+	if want := "Server Clients Memory Persistence Stats Replication CPU Cluster Keyspace RocksDB Reclaim"; headings(all) != want {
+		t.Errorf("INFO sections %q, want %q", headings(all), want)
+	}
+	if !strings.Contains(all, "\r\n\r\n# Clients\r\n") {
+		t.Errorf("sections are not separated by a blank line")
+	}
+	two, _ := c.Do(ctx, "INFO", "keyspace", "server", "nosuch").Text()
+	if headings(two) != "Server Keyspace" {
+		t.Errorf("INFO keyspace server nosuch: sections %q", headings(two))
+	}
+	if got, err := c.Do(ctx, "INFO", "nosuch").Text(); err != nil || got != "" {
+		t.Errorf("INFO nosuch = %q, %v; want empty", got, err)
+	}
+	s.SetConfigFile("/etc/shale.toml")
+	if got, _ := c.Do(ctx, "INFO", "server").Text(); !strings.Contains(got, "\r\nconfig_file:/etc/shale.toml\r\n") {
+		t.Errorf("config_file not reported:\n%s", got)
+	}
+}
+
+func headings(info string) string {
+	var h []string
+	for _, m := range regexp.MustCompile(`(?m)^# (\w+)\r$`).FindAllStringSubmatch(info, -1) {
+		h = append(h, m[1])
+	}
+	return strings.Join(h, " ")
+}
+
+// TestInfoReclaimKinds pins the compaction.Kind order infoReclaim indexes
+// GCStats().Dropped by (server may not import compaction).
+func TestInfoReclaimKinds(t *testing.T) {
+	if compaction.KindSubkey != 0 || compaction.KindScore != 1 || compaction.KindBookkeeping != 2 {
+		t.Fatal("compaction.Kind order changed: update infoReclaim")
+	}
+}
+
+func TestBytesToHuman(t *testing.T) {
+	for _, tt := range []struct {
+		n    uint64
+		want string
+	}{
+		{0, "0B"}, {1023, "1023B"}, {1024, "1.00K"}, {1536, "1.50K"}, {1 << 20, "1.00M"},
+		{5 << 30, "5.00G"}, {3 << 40, "3.00T"}, {1 << 50, "1.00P"},
+	} {
+		if got := bytesToHuman(tt.n); got != tt.want {
+			t.Errorf("bytesToHuman(%d) = %q, want %q", tt.n, got, tt.want)
+		}
+	}
+}

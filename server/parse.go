@@ -1,0 +1,82 @@
+package server
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/shaledb/shale/server/types"
+)
+
+// parseInt parses an integer argument with Redis's strictness.
+func parseInt(b []byte) (int64, error) {
+	n, ok := types.ParseInt(b)
+	if !ok {
+		return 0, errNotInteger
+	}
+	return n, nil
+}
+
+// parseFloat parses a float argument with Redis's strictness.
+func parseFloat(b []byte) (float64, error) {
+	f, ok := types.ParseFloat(b)
+	if !ok {
+		return 0, errNotFloat
+	}
+	return f, nil
+}
+
+// parseCursor parses a SCAN cursor: an unsigned 64-bit decimal.
+func parseCursor(b []byte) (uint64, error) {
+	n, err := strconv.ParseUint(string(b), 10, 64)
+	if err != nil {
+		return 0, errInvalidCursor
+	}
+	return n, nil
+}
+
+// is reports whether arg equals the upper-case option name, ignoring case.
+func is(arg []byte, opt string) bool {
+	return len(arg) == len(opt) && strings.EqualFold(string(arg), opt)
+}
+
+// lower returns the ASCII lower-case form of a command name.
+func lower(b []byte) string {
+	for _, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			return strings.ToLower(string(b))
+		}
+	}
+	return string(b)
+}
+
+// scanOptions parses SCAN-family options from args: MATCH pattern, COUNT n
+// and, when allowType is set, TYPE name.
+func scanOptions(args [][]byte, allowType bool) (o types.ScanOptions, err error) {
+	o.Count = 10
+	for i := 0; i < len(args); i++ {
+		switch {
+		case is(args[i], "MATCH") && i+1 < len(args):
+			i++
+			o.Match = args[i]
+			if len(o.Match) == 1 && o.Match[0] == '*' {
+				o.Match = nil
+			}
+		case is(args[i], "COUNT") && i+1 < len(args):
+			i++
+			n, err := parseInt(args[i])
+			if err != nil {
+				return o, err
+			}
+			if n < 1 {
+				return o, errSyntax
+			}
+			o.Count = int(min(n, 1<<20))
+		case allowType && is(args[i], "TYPE") && i+1 < len(args):
+			i++
+			o.Type = strings.ToLower(string(args[i]))
+		default:
+			return o, errSyntax
+		}
+	}
+	return o, nil
+}

@@ -1,0 +1,353 @@
+package server
+
+import (
+	"net"
+	"strconv"
+)
+
+// Redis's protocol limits. redcon enforces none of them, and a bulk length
+// near MaxInt64 would overflow its bounds arithmetic, so every byte a client
+// sends passes through a respGuard before redcon parses it.
+const (
+	protoMaxBulkLen     = 512 << 20 // proto-max-bulk-len
+	protoMaxMultibulk   = 1<<31 - 1 // INT_MAX arguments
+	protoInlineMax      = 64 << 10  // PROTO_INLINE_MAX_SIZE
+	queryBufferLimit    = 1 << 30   // client-query-buffer-limit: bytes of one command
+	unauthMaxMultibulk  = 10        // before AUTH, as Redis
+	unauthMaxBulkLength = 16384
+)
+
+type respState uint8
+
+const (
+	stStart respState = iota
+	stInline
+	stMultiHeader
+	stBulkHeader
+	stBulkBody
+	stBulkCRLF
+)
+
+// respGuard follows the RESP stream of one connection and rewrites it into
+// the canonical form redcon parses, so that redcon sees only what Redis
+// would accept:
+//   - the limits above, with Redis's error texts;
+//   - inline commands split as Redis's sdssplitargs splits them (quotes and
+//     \xHH escapes), sent on as multibulk;
+//   - empty multibulks (*0, *-1) and empty inline lines skipped;
+//   - a bulk's trailing two bytes taken as its CRLF, whatever they are.
+type respGuard struct {
+	state     respState
+	line      []byte // the header or inline line being read
+	args      int64  // bulk strings left in the current command
+	body      int64  // bytes left of the current bulk
+	crlf      int    // bytes left of the current bulk's CRLF
+	cmdBytes  int64  // bytes of the current command so far
+	needsAuth func() bool
+}
+
+// errQueryBuffer closes the connection without a reply, as Redis does.
+const errQueryBuffer replyError = "-"
+
+// feed consumes in and appends to out what redcon should see. When it
+// returns an error, the connection must get that reply (unless it is
+// errQueryBuffer) and be closed; out still holds the good bytes before it.
+func (g *respGuard) feed(in, out []byte) ([]byte, replyError) {
+	for i := 0; i < len(in); i++ {
+		if g.state == stBulkBody {
+			n := int(min(int64(len(in)-i), g.body))
+			out = append(out, in[i:i+n]...)
+			g.body -= int64(n)
+			g.cmdBytes += int64(n)
+			i += n - 1
+			if g.body == 0 {
+				g.state, g.crlf = stBulkCRLF, 2
+			}
+			continue
+		}
+		c := in[i]
+		g.cmdBytes++
+		if g.cmdBytes > queryBufferLimit {
+			return out, errQueryBuffer
+		}
+		switch g.state {
+		case stStart:
+			g.cmdBytes = 1
+			g.line = g.line[:0]
+			if c == '*' {
+				g.state = stMultiHeader
+				continue
+			}
+			g.state = stInline
+			fallthrough
+		case stInline:
+			if c != '\n' {
+				if g.line = append(g.line, c); len(g.line) > protoInlineMax {
+					return out, "ERR Protocol error: too big inline request"
+				}
+				continue
+			}
+			var err replyError
+			if out, err = g.endInline(out); err != "" {
+				return out, err
+			}
+			g.state = stStart
+		case stMultiHeader, stBulkHeader:
+			if c != '\n' {
+				if g.line = append(g.line, c); len(g.line) > protoInlineMax {
+					if g.state == stMultiHeader {
+						return out, "ERR Protocol error: too big mbulk count string"
+					}
+					return out, "ERR Protocol error: too big bulk count string"
+				}
+				continue
+			}
+			var err replyError
+			if out, err = g.endHeader(out); err != "" {
+				return out, err
+			}
+		case stBulkCRLF:
+			if g.crlf--; g.crlf == 0 {
+				out = append(out, '\r', '\n')
+				if g.args--; g.args == 0 {
+					g.state = stStart
+				} else {
+					g.state = stBulkHeader
+				}
+			}
+		}
+	}
+	return out, ""
+}
+
+// endInline splits a complete inline line and emits it as a multibulk.
+func (g *respGuard) endInline(out []byte) ([]byte, replyError) {
+	line := g.line
+	if len(line) > 0 && line[len(line)-1] == '\r' {
+		line = line[:len(line)-1]
+	}
+	args, ok := splitArgs(line)
+	if !ok {
+		return out, "ERR Protocol error: unbalanced quotes in request"
+	}
+	if len(args) == 0 {
+		return out, ""
+	}
+	out = append(out, '*')
+	out = strconv.AppendInt(out, int64(len(args)), 10)
+	out = append(out, '\r', '\n')
+	for _, a := range args {
+		out = append(out, '$')
+		out = strconv.AppendInt(out, int64(len(a)), 10)
+		out = append(out, '\r', '\n')
+		out = append(out, a...)
+		out = append(out, '\r', '\n')
+	}
+	return out, ""
+}
+
+// endHeader handles a complete "*N" or "$N" line (without its '\n').
+func (g *respGuard) endHeader(out []byte) ([]byte, replyError) {
+	line := g.line
+	if len(line) > 0 && line[len(line)-1] == '\r' {
+		line = line[:len(line)-1]
+	}
+	g.line = g.line[:0]
+	authed := g.needsAuth == nil || !g.needsAuth()
+	if g.state == stMultiHeader {
+		n, err := strconv.ParseInt(string(line), 10, 64)
+		if err != nil || n > protoMaxMultibulk {
+			return out, "ERR Protocol error: invalid multibulk length"
+		}
+		if !authed && n > unauthMaxMultibulk {
+			return out, "ERR Protocol error: unauthenticated multibulk length"
+		}
+		if n <= 0 {
+			g.state = stStart
+			return out, ""
+		}
+		g.args, g.state = n, stBulkHeader
+		out = append(out, '*')
+		out = strconv.AppendInt(out, n, 10)
+		return append(out, '\r', '\n'), ""
+	}
+	if len(line) == 0 || line[0] != '$' {
+		got := "\\x00"
+		if len(line) > 0 {
+			got = string(line[:1])
+		}
+		return out, replyError("ERR Protocol error: expected '$', got '" + got + "'")
+	}
+	n, err := strconv.ParseInt(string(line[1:]), 10, 64)
+	if err != nil || n < 0 || n > protoMaxBulkLen {
+		return out, "ERR Protocol error: invalid bulk length"
+	}
+	if !authed && n > unauthMaxBulkLength {
+		return out, "ERR Protocol error: unauthenticated bulk length"
+	}
+	out = append(out, '$')
+	out = strconv.AppendInt(out, n, 10)
+	out = append(out, '\r', '\n')
+	if n == 0 {
+		g.state, g.crlf = stBulkCRLF, 2
+	} else {
+		g.state, g.body = stBulkBody, n
+	}
+	return out, ""
+}
+
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+func hexVal(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c >= 'a':
+		return c - 'a' + 10
+	}
+	return c - 'A' + 10
+}
+
+// splitArgs splits an inline command line exactly as Redis's sdssplitargs:
+// blanks separate arguments; "double quotes" allow \xHH, \n, \r, \t, \b, \a
+// and \<char> escapes; 'single quotes' allow \'; a closing quote must be
+// followed by a blank or the end. A NUL byte ends the line, as in C.
+func splitArgs(line []byte) ([][]byte, bool) {
+	at := func(i int) byte {
+		if i < len(line) {
+			return line[i]
+		}
+		return 0
+	}
+	var args [][]byte
+	p := 0
+	for {
+		for at(p) != 0 && isSpace(at(p)) {
+			p++
+		}
+		if at(p) == 0 {
+			return args, true
+		}
+		inq, insq, done := false, false, false
+		cur := []byte{}
+		for !done {
+			c := at(p)
+			switch {
+			case inq:
+				switch {
+				case c == '\\' && at(p+1) == 'x' && isHex(at(p+2)) && isHex(at(p+3)):
+					cur = append(cur, hexVal(at(p+2))<<4|hexVal(at(p+3)))
+					p += 3
+				case c == '\\' && at(p+1) != 0:
+					p++
+					switch e := at(p); e {
+					case 'n':
+						cur = append(cur, '\n')
+					case 'r':
+						cur = append(cur, '\r')
+					case 't':
+						cur = append(cur, '\t')
+					case 'b':
+						cur = append(cur, '\b')
+					case 'a':
+						cur = append(cur, '\a')
+					default:
+						cur = append(cur, e)
+					}
+				case c == '"':
+					if at(p+1) != 0 && !isSpace(at(p+1)) {
+						return nil, false
+					}
+					done = true
+				case c == 0:
+					return nil, false
+				default:
+					cur = append(cur, c)
+				}
+			case insq:
+				switch {
+				case c == '\\' && at(p+1) == '\'':
+					p++
+					cur = append(cur, '\'')
+				case c == '\'':
+					if at(p+1) != 0 && !isSpace(at(p+1)) {
+						return nil, false
+					}
+					done = true
+				case c == 0:
+					return nil, false
+				default:
+					cur = append(cur, c)
+				}
+			default:
+				switch c {
+				case ' ', '\n', '\r', '\t', 0:
+					done = true
+				case '"':
+					inq = true
+				case '\'':
+					insq = true
+				default:
+					cur = append(cur, c)
+				}
+			}
+			if at(p) != 0 {
+				p++
+			}
+		}
+		args = append(args, cur)
+	}
+}
+
+// guardListener wraps every accepted connection in a guardConn.
+type guardListener struct{ net.Listener }
+
+func (l guardListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &guardConn{Conn: c}, nil
+}
+
+// guardConn passes what it reads through a respGuard. On a violation it
+// lets redcon have the good bytes first, so earlier commands are answered,
+// then writes the error itself and fails the next read, which closes the
+// connection as Redis does. Only redcon's connection goroutine calls Read.
+type guardConn struct {
+	net.Conn
+	guard   respGuard
+	in      []byte // raw bytes from the socket
+	out     []byte // canonical bytes not yet handed to redcon
+	pending replyError
+}
+
+func (c *guardConn) Read(p []byte) (int, error) {
+	for len(c.out) == 0 {
+		if c.pending != "" {
+			if c.pending != errQueryBuffer {
+				c.Conn.Write([]byte("-" + string(c.pending) + "\r\n"))
+			}
+			return 0, net.ErrClosed
+		}
+		if cap(c.in) == 0 {
+			c.in = make([]byte, 16<<10)
+		}
+		n, err := c.Conn.Read(c.in[:cap(c.in)])
+		if n > 0 {
+			c.out, c.pending = c.guard.feed(c.in[:n], c.out[:0])
+		}
+		if len(c.out) == 0 && err != nil {
+			return 0, err
+		}
+	}
+	n := copy(p, c.out)
+	c.out = c.out[n:]
+	return n, nil
+}

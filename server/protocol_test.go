@@ -1,0 +1,111 @@
+package server
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// feedAll runs in through a guard in chunks of size chunk and returns what
+// redcon would see and the first error.
+func feedAll(in string, chunk int, authed bool) (string, replyError) {
+	g := respGuard{needsAuth: func() bool { return !authed }}
+	var out []byte
+	b := []byte(in)
+	for len(b) > 0 {
+		k := min(chunk, len(b))
+		var err replyError
+		if out, err = g.feed(b[:k], out); err != "" {
+			return string(out), err
+		}
+		b = b[k:]
+	}
+	return string(out), ""
+}
+
+func TestRespGuard(t *testing.T) {
+	ping := "*1\r\n$4\r\nPING\r\n"
+	tests := []struct {
+		name    string
+		in      string
+		authed  bool
+		want    string // what redcon sees
+		wantErr replyError
+	}{
+		{"command", "*2\r\n$3\r\nGET\r\n$1\r\nk\r\n", true, "*2\r\n$3\r\nGET\r\n$1\r\nk\r\n", ""},
+		{"pipeline", strings.Repeat(ping, 20), true, strings.Repeat(ping, 20), ""},
+		{"empty bulk", "*2\r\n$3\r\nGET\r\n$0\r\n\r\n", true, "*2\r\n$3\r\nGET\r\n$0\r\n\r\n", ""},
+		{"inline", "PING\r\n", true, ping, ""},
+		{"inline without CR", "PING\n", true, ping, ""},
+		{"inline quotes", "SET \"a b\" 'c\\'d' \"\\x41\\n\"\r\n", true, "*4\r\n$3\r\nSET\r\n$3\r\na b\r\n$3\r\nc'd\r\n$2\r\nA\n\r\n", ""},
+		{"empty inline line", "\r\n  \r\n" + ping, true, ping, ""},
+		{"empty multibulks", "*0\r\n*-1\r\n" + ping, true, ping, ""},
+		{"unbalanced quotes", "SET \"a\r\n", true, "", "ERR Protocol error: unbalanced quotes in request"},
+		{"quote not followed by space", "SET \"a\"b\r\n", true, "", "ERR Protocol error: unbalanced quotes in request"},
+		{"good then bad", ping + "*1\r\n$-1\r\n", true, ping + "*1\r\n", "ERR Protocol error: invalid bulk length"},
+		{"bulk too long", "*1\r\n$536870913\r\n", true, "*1\r\n", "ERR Protocol error: invalid bulk length"},
+		{"bulk overflow", "*1\r\n$9223372036854775807\r\n", true, "*1\r\n", "ERR Protocol error: invalid bulk length"},
+		{"bad bulk digits", "*1\r\n$abc\r\n", true, "*1\r\n", "ERR Protocol error: invalid bulk length"},
+		{"multibulk too long", "*2147483648\r\n", true, "", "ERR Protocol error: invalid multibulk length"},
+		{"bad multibulk", "*x\r\n", true, "", "ERR Protocol error: invalid multibulk length"},
+		{"not a dollar", "*1\r\n:5\r\n", true, "*1\r\n", "ERR Protocol error: expected '$', got ':'"},
+		{"unauthenticated multibulk", "*11\r\n", false, "", "ERR Protocol error: unauthenticated multibulk length"},
+		{"unauthenticated bulk", "*1\r\n$16385\r\n", false, "*1\r\n", "ERR Protocol error: unauthenticated bulk length"},
+		{"inline too big", strings.Repeat("a", protoInlineMax+1), true, "", "ERR Protocol error: too big inline request"},
+		{"bulk CRLF taken as is", "*1\r\n$4\r\nPINGxy", true, ping, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// The result must not depend on how the bytes are chunked.
+			for _, chunk := range []int{1, 3, len(tt.in)} {
+				got, err := feedAll(tt.in, chunk, tt.authed)
+				if got != tt.want || err != tt.wantErr {
+					t.Fatalf("chunk %d: got %q, %q; want %q, %q", chunk, got, err, tt.want, tt.wantErr)
+				}
+			}
+		})
+	}
+}
+
+func TestSplitArgs(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+		ok   bool
+	}{
+		{"a b  c", []string{"a", "b", "c"}, true},
+		{`"a\tb" 'x y'`, []string{"a\tb", "x y"}, true},
+		{`"\x4g"`, []string{"x4g"}, true},
+		{`""`, []string{""}, true},
+		{"a\x00b", []string{"a"}, true},
+		{`'a`, nil, false},
+	}
+	for _, tt := range tests {
+		got, ok := splitArgs([]byte(tt.in))
+		if ok != tt.ok || len(got) != len(tt.want) {
+			t.Fatalf("splitArgs(%q) = %q, %v", tt.in, got, ok)
+		}
+		for i := range got {
+			if string(got[i]) != tt.want[i] {
+				t.Fatalf("splitArgs(%q)[%d] = %q, want %q", tt.in, i, got[i], tt.want[i])
+			}
+		}
+	}
+}
+
+func FuzzRespGuard(f *testing.F) {
+	f.Add([]byte("*2\r\n$3\r\nGET\r\n$1\r\nk\r\n"), 3)
+	f.Add([]byte("*1\r\n$99999999999\r\n"), 1)
+	f.Add([]byte("SET \"a\\x41\" 'b'\r\n"), 2)
+	f.Fuzz(func(t *testing.T, b []byte, chunk int) {
+		chunk = max(1, chunk%64)
+		whole, errWhole := feedAll(string(b), len(b)+1, true)
+		parts, errParts := feedAll(string(b), chunk, true)
+		if whole != parts || errWhole != errParts {
+			t.Fatalf("chunking changed the result: %q %q vs %q %q", whole, errWhole, parts, errParts)
+		}
+		if errWhole == "" && bytes.Count([]byte(whole), []byte("\r\n")) == 0 && len(whole) > 0 {
+			t.Fatalf("output without a line end: %q", whole)
+		}
+	})
+}

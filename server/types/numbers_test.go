@@ -1,0 +1,74 @@
+package types
+
+import (
+	"math/big"
+	"testing"
+)
+
+func TestParseInt(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"0", 0, true}, {"-1", -1, true}, {"9223372036854775807", 1<<63 - 1, true},
+		{"-9223372036854775808", -1 << 63, true}, {"9223372036854775808", 0, false},
+		{"+1", 0, false}, {"01", 0, false}, {"-0", 0, false}, {" 1", 0, false},
+		{"1 ", 0, false}, {"", 0, false}, {"-", 0, false}, {"1a", 0, false},
+	}
+	for _, tt := range tests {
+		got, ok := ParseInt([]byte(tt.in))
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("ParseInt(%q) = %d, %v; want %d, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+// TestLongDouble pins replies checked against redis-server 7.0.
+func TestLongDouble(t *testing.T) {
+	tests := []struct {
+		name  string
+		start string
+		incrs []string
+		want  string
+	}{
+		{"0.1+0.2", "", []string{"0.1", "0.2"}, "0.3"},
+		{"10.5 chain", "10.5", []string{"0.1", "-5", "5.0e3"}, "5005.60000000000000009"},
+		{"integer result", "", []string{"3"}, "3"},
+		{"big", "", []string{"1e20"}, "100000000000000000000"},
+		{"small", "", []string{"1.5e-5"}, "0.000015"},
+		{"negative zero", "", []string{"-0"}, "0"},
+		{"beyond double range", "", []string{"1e400", "-1e400"}, "0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cur := []byte(tt.start)
+			for _, s := range tt.incrs {
+				incr, ok := ParseLongDouble([]byte(s))
+				if !ok {
+					t.Fatalf("ParseLongDouble(%q) failed", s)
+				}
+				var err error
+				if cur, err = incrLongDouble(cur, len(cur) > 0, incr, ErrNotFloat); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if string(cur) != tt.want {
+				t.Fatalf("got %q, want %q", cur, tt.want)
+			}
+		})
+	}
+	inf, _ := ParseLongDouble([]byte("inf"))
+	if _, err := incrLongDouble(nil, false, inf, ErrNotFloat); err != ErrNaNOrInfinity {
+		t.Fatalf("inf increment: %v", err)
+	}
+	huge := new(big.Float).SetMantExp(big.NewFloat(1), longDoubleMaxExp)
+	if _, err := addLongDouble(huge, huge); err != ErrNaNOrInfinity {
+		t.Fatalf("overflow: %v", err)
+	}
+	for _, bad := range []string{"", " 1", "nan", "abc", "1_0"} {
+		if _, ok := ParseLongDouble([]byte(bad)); ok {
+			t.Errorf("ParseLongDouble(%q) accepted", bad)
+		}
+	}
+}

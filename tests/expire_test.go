@@ -1,0 +1,182 @@
+package tests
+
+import (
+	"fmt"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// TestExpireLazy: once a TTL has passed, reads see no key at once, whether
+// or not active expiry has reached it yet.
+func TestExpireLazy(t *testing.T) {
+	t.Parallel()
+	forEachBackend(t, func(t *testing.T, c *redis.Client, b backend) {
+		start := time.Now()
+		before := []step{
+			{cmd("SET", "s", "v", "PX", 100), ok},
+			{cmd("HSET", "h", "a", "1", "b", "2", "c", "3"), 3},
+			{cmd("PEXPIRE", "h", 100), 1},
+			{cmd("SET", "n", "5", "PX", 100), ok},
+			{cmd("SET", "keep", "v"), ok},
+			{cmd("GET", "s"), "v"},
+			{cmd("PTTL", "s"), between(1, 100)},
+			{cmd("HLEN", "h"), 3},
+		}
+		for i, s := range before {
+			got, err := c.Do(ctxT(t), s.args...).Result()
+			if why := matchReply(s.want, got, err); why != "" {
+				if time.Since(start) >= 90*time.Millisecond && i >= 5 {
+					t.Logf("step %d ran %v after the first SET, too late to check before the expiry", i, time.Since(start))
+					break
+				}
+				t.Fatalf("step %d: %s: got %s, want %s (%s)", i, fmtArgs(s.args), fmtReply(got, err), fmtVal(s.want), why)
+			}
+		}
+		sleepUntil(start.Add(150 * time.Millisecond))
+		run(t, c, []step{
+			{cmd("GET", "s"), isNil},
+			{cmd("EXISTS", "s", "h", "n"), 0},
+			{cmd("TTL", "s"), -2},
+			{cmd("PTTL", "h"), -2},
+			{cmd("TYPE", "h"), "none"},
+			{cmd("HGET", "h", "a"), isNil},
+			{cmd("HLEN", "h"), 0},
+			{cmd("HGETALL", "h"), emptyArr},
+			{cmd("EXPIRE", "s", 100), 0}, // nothing to expire
+			{cmd("PERSIST", "s"), 0},
+			{cmd("RENAME", "s", "x"), errText(errNoSuchKey)},
+			// writes to an expired key start from nothing
+			{cmd("INCR", "n"), 1},
+			{cmd("TTL", "n"), -1},
+			{cmd("APPEND", "s", "new"), 3},
+			{cmd("GET", "s"), "new"},
+			{cmd("TTL", "s"), -1},
+			// an expired hash is re-created empty, without a TTL
+			{cmd("HSET", "h", "x", "1"), 1},
+			{cmd("HLEN", "h"), 1},
+			{cmd("HGETALL", "h"), pairs(map[string]string{"x": "1"})},
+			{cmd("TTL", "h"), -1},
+			{cmd("DBSIZE"), 4},
+		})
+	})
+}
+
+// TestExpireActive: expired keys leave DBSIZE, KEYS and SCAN without being
+// touched, through active expiry.
+func TestExpireActive(t *testing.T) {
+	t.Parallel()
+	forEachBackend(t, func(t *testing.T, c *redis.Client, b backend) {
+		ctx := ctxT(t)
+		pipe := c.Pipeline()
+		for i := range 200 {
+			if i%2 == 0 {
+				pipe.Do(ctx, "SET", "s"+strconv.Itoa(i), "v", "PX", 200)
+			} else {
+				pipe.Do(ctx, "HSET", "h"+strconv.Itoa(i), "f", "v", "g", "w")
+				pipe.Do(ctx, "PEXPIRE", "h"+strconv.Itoa(i), 200)
+			}
+		}
+		if _, err := pipe.Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if n := doInt(t, c, "DBSIZE"); n != 200 {
+			t.Fatalf("DBSIZE = %d right after the writes, want 200", n)
+		}
+		// DBSIZE counts keys without checking their TTLs, so it only drops
+		// when something deletes them.
+		pollUntil(t, 3*time.Second, func() (bool, string) {
+			n := doInt(t, c, "DBSIZE")
+			return n == 0, fmt.Sprintf("DBSIZE = %d, want 0", n)
+		})
+		run(t, c, []step{
+			{cmd("KEYS", "*"), emptyArr},
+			{cmd("SCAN", 0, "COUNT", 1000), []any{"0", emptyArr}},
+			{cmd("RANDOMKEY"), isNil},
+			{cmd("INFO", "keyspace"), "# Keyspace\r\n"},
+		})
+		if keys := scanAll(t, c); len(keys) != 0 {
+			t.Fatalf("SCAN still returns %d keys", len(keys))
+		}
+	})
+}
+
+func TestExpireTTLChanges(t *testing.T) {
+	t.Parallel()
+	forEachBackend(t, func(t *testing.T, c *redis.Client, b backend) {
+		run(t, c, []step{
+			// SET without KEEPTTL clears the TTL.
+			{cmd("SET", "k", "v", "EX", 100), ok},
+			{cmd("SET", "k", "v2"), ok},
+			{cmd("TTL", "k"), -1},
+			// Writes to a hash keep its TTL.
+			{cmd("HSET", "h", "a", "1"), 1},
+			{cmd("EXPIRE", "h", 100), 1},
+			{cmd("HSET", "h", "b", "2"), 1},
+			{cmd("HDEL", "h", "a"), 1},
+			{cmd("HINCRBY", "h", "n", 1), 1},
+			{cmd("TTL", "h"), between(99, 100)},
+			// Overwriting a hash with SET drops the TTL and the fields.
+			{cmd("SET", "h", "str"), ok},
+			{cmd("TTL", "h"), -1},
+			{cmd("DEL", "h"), 1},
+			{cmd("HSET", "h", "c", "3"), 1},
+			{cmd("HGETALL", "h"), pairs(map[string]string{"c": "3"})},
+			{cmd("TTL", "h"), -1},
+			// Removing the last field removes the TTL with the key.
+			{cmd("EXPIRE", "h", 100), 1},
+			{cmd("HDEL", "h", "c"), 1},
+			{cmd("HSET", "h", "d", "4"), 1},
+			{cmd("TTL", "h"), -1},
+			// EXPIRETIME follows PERSIST and re-EXPIRE.
+			{cmd("EXPIREAT", "k", 4102444800), 1},
+			{cmd("EXPIRETIME", "k"), 4102444800},
+			{cmd("PERSIST", "k"), 1},
+			{cmd("EXPIRETIME", "k"), -1},
+		})
+	})
+}
+
+// TestExpireMany: many keys with staggered TTLs; each read agrees with the
+// TTL and no key outlives its TTL for long.
+func TestExpireMany(t *testing.T) {
+	t.Parallel()
+	forEachBackend(t, func(t *testing.T, c *redis.Client, b backend) {
+		ctx := ctxT(t)
+		start := time.Now()
+		pipe := c.Pipeline()
+		for i := range 100 {
+			pipe.Do(ctx, "SET", "k"+strconv.Itoa(i), "v", "PX", 100+10*i) // 100ms .. 1090ms
+			pipe.Do(ctx, "SET", "p"+strconv.Itoa(i), "v")                 // no TTL
+		}
+		if _, err := pipe.Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		setDone := time.Now()
+		// Each key's deadline lies in [start+ttl, setDone+ttl]; a few ms of
+		// slack cover the server's millisecond clock.
+		const slack = 5 * time.Millisecond
+		sleepUntil(start.Add(600 * time.Millisecond))
+		for i := range 100 {
+			ttl := time.Duration(100+10*i) * time.Millisecond
+			before := time.Now()
+			v, err := c.Get(ctx, "k"+strconv.Itoa(i)).Result()
+			after := time.Now()
+			if setDone.Add(ttl+slack).Before(before) && err != redis.Nil {
+				t.Errorf("k%d (PX %v) readable %v after its SET: %q %v", i, ttl, before.Sub(setDone), v, err)
+			}
+			if start.Add(ttl-slack).After(after) && (err != nil || v != "v") {
+				t.Errorf("k%d (PX %v) gone %v after its SET: %v", i, ttl, after.Sub(start), err)
+			}
+		}
+		pollUntil(t, 3*time.Second, func() (bool, string) {
+			n := doInt(t, c, "DBSIZE")
+			return n == 100, fmt.Sprintf("DBSIZE = %d, want 100", n)
+		})
+		if keys := scanAll(t, c); len(keys) != 100 {
+			t.Fatalf("SCAN returns %d keys, want the 100 without TTL", len(keys))
+		}
+	})
+}
