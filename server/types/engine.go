@@ -214,3 +214,23 @@ func (d *DB) iterSub(uid uint64, fn func(sub, val []byte) bool) error {
 		return fn(k[8:], v)
 	})
 }
+
+// checkSize, with the invariants build tag, panics when a live composite
+// key's Size differs from the number of its sub-keys. The caller holds the
+// key's lock and has written its batch.
+func (d *DB) checkSize(key []byte) {
+	if !invariants {
+		return
+	}
+	ks, err := d.load(key, d.e.now())
+	if err != nil || !ks.live || !ks.m.Type.Composite() {
+		return
+	}
+	var n uint64
+	if err := d.iterSub(ks.m.UID, func(_, _ []byte) bool { n++; return true }); err != nil {
+		return
+	}
+	if n != ks.m.Size {
+		panic(fmt.Sprintf("invariant: key %q has Size %d but %d sub-keys", key, ks.m.Size, n))
+	}
+}

@@ -67,6 +67,7 @@ func (d *DB) HSet(key []byte, pairs [][]byte) (int64, error) {
 		ks.save(b)
 		return nil
 	})
+	d.checkSize(key)
 	return added, err
 }
 
@@ -84,7 +85,7 @@ func (d *DB) HSetNX(key, field, val []byte) (bool, error) {
 			return false, err
 		}
 	}
-	return true, d.write(func(b *store.Batch) error {
+	err = d.write(func(b *store.Batch) error {
 		if !ks.live {
 			if err := ks.create(b, metadata.TypeHash); err != nil {
 				return err
@@ -95,6 +96,8 @@ func (d *DB) HSetNX(key, field, val []byte) (bool, error) {
 		ks.save(b)
 		return nil
 	})
+	d.checkSize(key)
+	return err == nil, err
 }
 
 // HGet is HGET.
@@ -188,6 +191,7 @@ func (d *DB) HDel(key []byte, fields [][]byte) (int64, error) {
 		}
 		return nil
 	})
+	d.checkSize(key)
 	return removed, err
 }
 
@@ -233,7 +237,7 @@ func (d *DB) hashModify(key, field []byte, fn func(old []byte, exists bool) ([]b
 	if err != nil {
 		return nil, err
 	}
-	return val, d.write(func(b *store.Batch) error {
+	err = d.write(func(b *store.Batch) error {
 		if !ks.live {
 			if err := ks.create(b, metadata.TypeHash); err != nil {
 				return err
@@ -246,6 +250,8 @@ func (d *DB) hashModify(key, field []byte, fn func(old []byte, exists bool) ([]b
 		}
 		return nil
 	})
+	d.checkSize(key)
+	return val, err
 }
 
 // HIncrBy is HINCRBY.

@@ -220,7 +220,7 @@ func (d *DB) Copy(src []byte, to *DB, dst []byte, replace bool) (bool, error) {
 	if err != nil || (kd.live && !replace) {
 		return false, err
 	}
-	return true, d.write(func(b *store.Batch) error {
+	err = d.write(func(b *store.Batch) error {
 		if err := kd.create(b, ks.m.Type); err != nil {
 			return err
 		}
@@ -235,6 +235,8 @@ func (d *DB) Copy(src []byte, to *DB, dst []byte, replace bool) (bool, error) {
 		kd.save(b)
 		return nil
 	})
+	to.checkSize(dst)
+	return err == nil, err
 }
 
 // copySubs copies every sub-key and score record of uid from to uid to.
