@@ -3,8 +3,11 @@
 GO        ?= go
 TAGS      ?= invariants
 FUZZTIME  ?= 20s
-BENCHTIME ?= 1x
-FUZZ      := metadata:FuzzDecodeMeta metadata:FuzzDecodeBook metadata:FuzzDecodeExpireKey metadata:FuzzDecodeMetaKey subkey:FuzzDecodeSubkey subkey:FuzzScoreOrder subkey:FuzzDecodeScoreKey
+BENCHTIME ?= 1s
+# Benchmarks that build a million-element key per iteration run a fixed count.
+HEAVY     := BenchmarkDel$$|BenchmarkReclaimAfterDel$$|BenchmarkDelHash$$
+HEAVYTIME ?= 3x
+FUZZ      := metadata:FuzzDecodeMeta metadata:FuzzDecodeBook metadata:FuzzDecodeExpireKey metadata:FuzzDecodeMetaKey subkey:FuzzDecodeSubkey subkey:FuzzScoreOrder subkey:FuzzDecodeScoreKey server:FuzzRespGuard server/types:FuzzMatch
 PKGS_RUN  := librocksdb-dev build-essential redis-tools
 PKGS_TEST := $(PKGS_RUN) redis-server
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -47,7 +50,8 @@ fuzz: deps
 	done
 
 bench: deps
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -timeout 60m ./...
+	$(GO) test -run '^$$' -bench . -skip '$(HEAVY)' -benchmem -benchtime $(BENCHTIME) -timeout 60m ./...
+	$(GO) test -run '^$$' -bench '$(HEAVY)' -benchmem -benchtime $(HEAVYTIME) -timeout 60m ./server/types ./tests
 
 clean:
 	rm -rf bin

@@ -27,6 +27,18 @@ func fillHash(tb testing.TB, d *DB, key string, n int) {
 	}
 }
 
+// waitCompactions waits until RocksDB runs no flush or compaction.
+func waitCompactions(b *testing.B, st *store.Store) {
+	deadline := time.Now().Add(2 * time.Minute)
+	for st.Property(store.CFSubkey, "rocksdb.num-running-compactions") != "0" ||
+		st.Property(store.CFSubkey, "rocksdb.num-running-flushes") != "0" {
+		if time.Now().After(deadline) {
+			b.Fatal("compactions still running after 2 minutes")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 func benchDB(b *testing.B) *DB {
 	st := storetest.Open(b, nil)
 	e := New(st, zerolog.Nop())
@@ -48,10 +60,12 @@ func BenchmarkDel(b *testing.B) {
 				key := fmt.Sprintf("h%d", i)
 				i++
 				fillHash(b, d, key, n)
-				// Same starting point for every size: nothing in the memtables.
+				// Same starting point for every size: nothing in the memtables
+				// and no compaction competing for this 2-core machine.
 				if err := d.st.Flush(); err != nil {
 					b.Fatal(err)
 				}
+				waitCompactions(b, d.st)
 				b.StartTimer()
 				if got, err := d.Del([][]byte{[]byte(key)}); err != nil || got != 1 {
 					b.Fatalf("DEL = %d, %v", got, err)
