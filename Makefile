@@ -1,6 +1,7 @@
 # Shale build. `make run` and `make test` are the two commands a new user needs;
 # both install the missing Debian packages first.
-GO        ?= go
+# Go from PATH, or where the official tarball installs it.
+GO        ?= $(shell command -v go 2>/dev/null || echo /usr/local/go/bin/go)
 TAGS      ?= invariants
 FUZZTIME  ?= 20s
 BENCHTIME ?= 1s
