@@ -3,6 +3,8 @@
 # Go from PATH, or where the official tarball installs it.
 GO        ?= $(shell command -v go 2>/dev/null || echo /usr/local/go/bin/go)
 TAGS      ?= invariants
+# The e2e tests run `go build` themselves.
+export PATH := $(dir $(GO)):$(PATH)
 FUZZTIME  ?= 20s
 BENCHTIME ?= 1s
 # Benchmarks that build a million-element key per iteration run a fixed count.
