@@ -62,6 +62,7 @@ var domainReplies = []errReply{
 	{types.ErrDBIndex, "ERR DB index is out of range"},
 	{types.ErrStringTooLong, "ERR string exceeds maximum allowed size (proto-max-bulk-len)"},
 	{types.ErrOffsetOutOfRange, "ERR offset is out of range"},
+	{types.ErrSortScore, "ERR One or more scores can't be converted into double"},
 }
 
 // errorText maps err to the RESP error text. known is false for unexpected

@@ -63,6 +63,7 @@ func allCommands() []Command {
 		stringCommands,
 		hashCommands,
 		keyspaceCommands,
+		sortCommands,
 	} {
 		all = append(all, family...)
 	}

@@ -16,4 +16,5 @@ var (
 	ErrDBIndex          = errors.New("db index is out of range")
 	ErrStringTooLong    = errors.New("string exceeds maximum allowed size")
 	ErrOffsetOutOfRange = errors.New("offset is out of range")
+	ErrSortScore        = errors.New("one or more scores can't be converted into double")
 )

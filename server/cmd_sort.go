@@ -1,0 +1,64 @@
+package server
+
+import "github.com/shaledb/shale/server/types"
+
+// sortCommand is SORT and SORT_RO:
+// key [BY pattern] [LIMIT offset count] [GET pattern ...] [ASC|DESC] [ALPHA] [STORE destination]
+// SORT_RO refuses STORE as a syntax error, as Redis does.
+func sortCommand(c *Ctx, args [][]byte, readOnly bool) error {
+	o := types.SortOptions{Count: -1}
+	for j := 2; j < len(args); j++ {
+		left := len(args) - j - 1
+		switch {
+		case is(args[j], "ASC"):
+			o.Desc = false
+		case is(args[j], "DESC"):
+			o.Desc = true
+		case is(args[j], "ALPHA"):
+			o.Alpha = true
+		case is(args[j], "LIMIT") && left >= 2:
+			var err error
+			if o.Offset, err = parseInt(args[j+1]); err != nil {
+				return err
+			}
+			if o.Count, err = parseInt(args[j+2]); err != nil {
+				return err
+			}
+			j += 2
+		case !readOnly && is(args[j], "STORE") && left >= 1:
+			o.StoreKey = args[j+1]
+			j++
+		case is(args[j], "BY") && left >= 1:
+			o.By = args[j+1]
+			j++
+		case is(args[j], "GET") && left >= 1:
+			o.Gets = append(o.Gets, args[j+1])
+			j++
+		default:
+			return errSyntax
+		}
+	}
+	items, stored, err := c.DB.Sort(args[1], o)
+	if err != nil {
+		return err
+	}
+	if o.StoreKey != nil {
+		c.Conn.WriteInt64(stored)
+		return nil
+	}
+	c.writeBulks(items)
+	return nil
+}
+
+func cmdSort(c *Ctx, args [][]byte) error   { return sortCommand(c, args, false) }
+func cmdSortRO(c *Ctx, args [][]byte) error { return sortCommand(c, args, true) }
+
+var sortCommands = []Command{
+	cmd("sort", -2, Write, 1, 1, 1, cmdSort),
+	cmd("sort_ro", -2, ReadOnly, 1, 1, 1, cmdSortRO),
+}
+
+var sortDocs = map[string]cmdDoc{
+	"sort":    {"Sort the elements in a list, set or sorted set", "1.0.0", "generic", "key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC|DESC] [ALPHA] [STORE destination]"},
+	"sort_ro": {"Sort the elements in a list, set or sorted set. Read-only variant of SORT.", "7.0.0", "generic", "key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC|DESC] [ALPHA]"},
+}
