@@ -8,7 +8,7 @@ export PATH := $(dir $(GO)):$(PATH)
 FUZZTIME  ?= 20s
 BENCHTIME ?= 1s
 # Benchmarks that build a million-element key per iteration run a fixed count.
-HEAVY     := BenchmarkDel$$|BenchmarkReclaimAfterDel$$|BenchmarkDelHash$$
+HEAVY     := BenchmarkDel$$|BenchmarkReclaimAfterDel$$|BenchmarkDelHash$$|BenchmarkDelZSet$$|BenchmarkDelList$$|BenchmarkDelSet$$
 HEAVYTIME ?= 3x
 FUZZ      := metadata:FuzzDecodeMeta metadata:FuzzDecodeBook metadata:FuzzDecodeExpireKey metadata:FuzzDecodeMetaKey subkey:FuzzDecodeSubkey subkey:FuzzScoreOrder subkey:FuzzDecodeScoreKey server:FuzzRespGuard server/types:FuzzMatch
 PKGS_RUN  := librocksdb-dev build-essential redis-tools

@@ -125,6 +125,7 @@ func cmdRename(c *Ctx, args [][]byte) error {
 	if _, err := c.DB.Rename(args[1], args[2], false); err != nil {
 		return err
 	}
+	c.signalKeyReady(c.DB.Index(), args[2]) // Redis wakes clients blocked on newkey
 	c.ok()
 	return nil
 }
@@ -134,6 +135,9 @@ func cmdRenameNX(c *Ctx, args [][]byte) error {
 	ok, err := c.DB.Rename(args[1], args[2], true)
 	if err != nil {
 		return err
+	}
+	if ok {
+		c.signalKeyReady(c.DB.Index(), args[2])
 	}
 	c.writeBool(ok)
 	return nil
@@ -162,6 +166,9 @@ func cmdMove(c *Ctx, args [][]byte) error {
 	if err != nil {
 		return err
 	}
+	if ok {
+		c.signalKeyReady(to.Index(), args[1])
+	}
 	c.writeBool(ok)
 	return nil
 }
@@ -188,6 +195,9 @@ func cmdCopy(c *Ctx, args [][]byte) error {
 	ok, err := c.DB.Copy(args[1], to, args[2], replace)
 	if err != nil {
 		return err
+	}
+	if ok {
+		c.signalKeyReady(to.Index(), args[2])
 	}
 	c.writeBool(ok)
 	return nil

@@ -63,6 +63,8 @@ var domainReplies = []errReply{
 	{types.ErrStringTooLong, "ERR string exceeds maximum allowed size (proto-max-bulk-len)"},
 	{types.ErrOffsetOutOfRange, "ERR offset is out of range"},
 	{types.ErrSortScore, "ERR One or more scores can't be converted into double"},
+	{types.ErrScoreNaN, "ERR resulting score is not a number (NaN)"},
+	{types.ErrIndexOutOfRange, "ERR index out of range"},
 }
 
 // errorText maps err to the RESP error text. known is false for unexpected

@@ -166,7 +166,7 @@ func infoClients(s *Server, w *infoWriter) {
 	w.int("connected_clients", int64(n))
 	w.int("cluster_connections", 0)
 	w.int("maxclients", int64(maxClients))
-	w.int("blocked_clients", 0)
+	w.int("blocked_clients", s.blocking.blocked())
 	w.int("tracking_clients", 0)
 }
 

@@ -1,8 +1,11 @@
 package server
 
 import (
+	"errors"
 	"net"
 	"strconv"
+	"sync/atomic"
+	"time"
 )
 
 // Redis's protocol limits. redcon enforces none of them, and a bulk length
@@ -326,6 +329,70 @@ type guardConn struct {
 	in      []byte // raw bytes from the socket
 	out     []byte // canonical bytes not yet handed to redcon
 	pending replyError
+	held    []byte // raw bytes watch read while the handler waited
+	heldErr error  // the read error watch met, returned once held is used up
+}
+
+// errHeldOverflow ends a connection that sent more than queryBufferLimit
+// bytes while its command was blocked, as Redis closes a client whose query
+// buffer outgrows client-query-buffer-limit.
+var errHeldOverflow = errors.New("query buffer limit reached while blocked")
+
+// watch reads the socket in the background while the connection's handler
+// waits (a blocked BLPOP), so that a client that goes away is noticed: gone
+// is closed when the read fails, or when the client sent more than
+// queryBufferLimit bytes meanwhile. What it reads is kept for Read, so a
+// command pipelined behind the blocked one runs afterwards. stop ends the
+// watch and returns once the background read is over; the handler calls it
+// before it returns, and only the handler's goroutine (which is redcon's
+// reader) calls watch and stop. The read deadline redcon set for idle
+// clients is lifted meanwhile, as Redis never times out a blocked client,
+// and redcon sets it again before its next read.
+func (c *guardConn) watch() (gone <-chan struct{}, stop func()) {
+	g := make(chan struct{})
+	exited := make(chan struct{})
+	var stopping atomic.Bool
+	_ = c.Conn.SetReadDeadline(time.Time{})
+	go func() {
+		defer close(exited)
+		buf := make([]byte, 4<<10)
+		for {
+			n, err := c.Conn.Read(buf)
+			c.held = append(c.held, buf[:n]...)
+			if err != nil {
+				if ne, ok := err.(net.Error); ok && ne.Timeout() && stopping.Load() {
+					return // stop's deadline
+				}
+				c.heldErr = err
+				close(g)
+				return
+			}
+			if len(c.held) > queryBufferLimit {
+				c.held, c.heldErr = nil, errHeldOverflow
+				close(g)
+				return
+			}
+		}
+	}()
+	return g, func() {
+		stopping.Store(true)
+		_ = c.Conn.SetReadDeadline(time.Unix(1, 0))
+		<-exited
+		_ = c.Conn.SetReadDeadline(time.Time{})
+	}
+}
+
+// readRaw reads what watch kept, then the socket.
+func (c *guardConn) readRaw(p []byte) (int, error) {
+	if len(c.held) > 0 {
+		n := copy(p, c.held)
+		c.held = c.held[n:]
+		return n, nil
+	}
+	if c.heldErr != nil {
+		return 0, c.heldErr
+	}
+	return c.Conn.Read(p)
 }
 
 func (c *guardConn) Read(p []byte) (int, error) {
@@ -339,7 +406,7 @@ func (c *guardConn) Read(p []byte) (int, error) {
 		if cap(c.in) == 0 {
 			c.in = make([]byte, 16<<10)
 		}
-		n, err := c.Conn.Read(c.in[:cap(c.in)])
+		n, err := c.readRaw(c.in[:cap(c.in)])
 		if n > 0 {
 			c.out, c.pending = c.guard.feed(c.in[:n], c.out[:0])
 		}

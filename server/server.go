@@ -46,6 +46,7 @@ type Server struct {
 	closeOnce  sync.Once
 	serveDone  chan struct{}
 	shutdownMu sync.Mutex
+	blocking   blockRegistry // clients parked in BLPOP and the like (blocking.go)
 }
 
 type serverStats struct {
@@ -81,6 +82,7 @@ func Start(cfg conf.Config, log zerolog.Logger) (*Server, error) {
 		shutdown:  make(chan struct{}),
 		serveDone: make(chan struct{}),
 	}
+	s.blocking.init()
 	s.rs = redcon.NewServerNetwork("tcp", ln.Addr().String(), s.handle, s.accept, s.closed)
 	if cfg.Server.Timeout.Duration > 0 {
 		s.rs.SetIdleClose(cfg.Server.Timeout.Duration)
@@ -109,6 +111,8 @@ func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
 		s.rs.Close()
 		<-s.serveDone
+		// Blocked clients hold no lock: wake them and wait for them.
+		s.blocking.close()
 		// redcon closes client connections but handlers may still be running
 		// a command: the world lock waits for every keyed command to finish.
 		unlock := s.st.LockWorld()

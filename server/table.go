@@ -64,6 +64,9 @@ func allCommands() []Command {
 		hashCommands,
 		keyspaceCommands,
 		sortCommands,
+		zsetCommands,
+		setCommands,
+		listCommands,
 	} {
 		all = append(all, family...)
 	}

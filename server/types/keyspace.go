@@ -299,6 +299,15 @@ func (d *DB) ObjectEncoding(key []byte) (string, bool, error) {
 			return "hashtable", true, err
 		}
 		return "listpack", true, err
+	case metadata.TypeZSet:
+		enc, err := d.zsetEncoding(ks)
+		return enc, true, err
+	case metadata.TypeSet:
+		enc, err := d.setEncoding(ks)
+		return enc, true, err
+	case metadata.TypeList:
+		// Redis 7.0 keeps every list in a quicklist, however small.
+		return "quicklist", true, nil
 	}
 	return "", false, nil
 }

@@ -1,0 +1,374 @@
+package server
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tidwall/redcon"
+)
+
+// Blocking commands (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP, and the
+// sorted-set ones BZPOPMIN, BZPOPMAX, BZMPOP) park their client until
+// another client adds what they wait for. This file is the machinery every
+// one of them shares; a command family uses it through two calls.
+//
+// A blocking handler parses its arguments, then returns
+//
+//	c.Srv.blockOn(c, keys, timeout, "list", try)
+//
+// where try(keys) runs the non-blocking form of the command on keys (for
+// BLPOP: pop one element from the first non-empty list among keys) and, when
+// it finds something, writes the reply and returns served=true. blockOn
+// calls try at once with all the command's keys; when nothing was served it
+// waits until a writer signals one of the keys, then calls try again with
+// just that key, until try serves, fails, the timeout passes (blockOn then
+// replies the null array, Redis 7's RESP2 reply to every blocking command
+// that times out), or the client disconnects or the server closes. An error
+// from try ends the wait and is the command's reply, as for any handler. The
+// kind ("list", "zset": TYPE's name) says which keys can serve the client: a
+// key that now holds another type is passed over, as Redis passes over a
+// BZPOPMIN client when a list appears under its key.
+//
+// A writer that may have added elements to a key calls, after its write is
+// done and its key locks are released,
+//
+//	c.signalKeyReady(db, key)
+//
+// (LPUSH, RPUSH, LMOVE's destination, ZADD, and RENAME, MOVE and COPY onto
+// the key; a try that adds elements, as BLMOVE's does, signals too). When nobody waits anywhere this is one atomic load. Otherwise,
+// before the signalling command returns, the clients waiting on the key are
+// served one at a time in FIFO order among those whose kind is the key's
+// type, each by its own goroutine running its try on that key while the
+// signaller waits for the answer, until a try finds nothing (the rest keep
+// waiting, first in line stays first). Like Redis, which serves blocked
+// clients before it reads the next command, a client that pushes and then
+// reads sees what the blocked clients took.
+//
+// Invariants:
+//   - A blocked client holds no lock: the types layer locks keys per call,
+//     and blockOn waits between calls. Each connection has its own
+//     goroutine, so other clients are served meanwhile.
+//   - One goroutine at a time serves signalled keys (serveMu). A try that
+//     itself signals (BLMOVE pushing to its destination) only queues the key
+//     for the goroutine already serving, which would otherwise wait for
+//     itself.
+//   - A waiter is registered before its first try and skipped while that
+//     try runs; a signal that finds it so marks it, and it tries again. No
+//     wake-up is lost between the first try and the wait.
+//   - While a client waits, its socket is read by a watcher (guardConn.watch)
+//     so a disconnect is noticed and the waiter leaves the queue; bytes sent
+//     meanwhile are kept for redcon.
+//   - Server.Close wakes every waiter and waits until each has returned
+//     before the store closes.
+//
+// Inside a transaction (MULTI/EXEC, when it lands) a blocking command must
+// not wait: it then runs try once and replies the null array, as Redis does.
+
+// blockKey names a key of a logical database in the registry.
+type blockKey struct {
+	db  int
+	key string
+}
+
+// waiter is one blocked command.
+type waiter struct {
+	c    *Ctx
+	keys []blockKey
+	kind string
+	try  func(keys [][]byte) (served bool, err error)
+
+	// Guarded by blockRegistry.mu.
+	busy   bool // a try of this waiter is running: signallers pass it over
+	missed bool // a signal passed it over while busy: try again
+
+	wake   chan []byte // a signaller's request to try this key (capacity 1)
+	result chan bool   // the answer: true when the waiter is done (served or failed)
+}
+
+// blockRegistry is the server's set of blocked clients.
+type blockRegistry struct {
+	waiting atomic.Int64 // registered waiters: signalKeyReady's fast path
+	serveMu sync.Mutex   // held by the one goroutine serving ready keys
+	active  sync.WaitGroup
+
+	mu       sync.Mutex
+	queues   map[blockKey][]*waiter // FIFO per key
+	ready    []blockKey             // signalled keys not yet served
+	readySet map[blockKey]bool
+	current  *Ctx // the waiter whose wake-up try runs now
+	closed   bool
+	closing  chan struct{} // closed by close
+}
+
+func (r *blockRegistry) init() {
+	r.queues = make(map[blockKey][]*waiter)
+	r.readySet = make(map[blockKey]bool)
+	r.closing = make(chan struct{})
+}
+
+// blocked is the number of blocked clients (INFO's blocked_clients).
+func (r *blockRegistry) blocked() int64 { return r.waiting.Load() }
+
+// register queues w on each of its keys, busy, and reports false when the
+// server is closing.
+func (r *blockRegistry) register(w *waiter) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return false
+	}
+	r.active.Add(1)
+	w.busy = true
+	for _, k := range w.keys {
+		r.queues[k] = append(r.queues[k], w)
+	}
+	r.waiting.Add(1)
+	return true
+}
+
+// remove takes w off its queues. The caller holds mu.
+func (r *blockRegistry) remove(w *waiter) {
+	for _, k := range w.keys {
+		q := r.queues[k]
+		for i, x := range q {
+			if x == w {
+				q = append(q[:i:i], q[i+1:]...)
+				break
+			}
+		}
+		if len(q) == 0 {
+			delete(r.queues, k)
+		} else {
+			r.queues[k] = q
+		}
+	}
+	r.waiting.Add(-1)
+}
+
+// leave takes w off its queues unless a signaller has claimed it, and
+// reports whether it did.
+func (r *blockRegistry) leave(w *waiter) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if w.busy {
+		return false
+	}
+	r.remove(w)
+	return true
+}
+
+// settle ends a try of w: w is removed when done, or else made eligible
+// again. It reports whether a signal passed w over meanwhile.
+func (r *blockRegistry) settle(w *waiter, done bool) (missed bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	w.busy = false
+	if done {
+		r.remove(w)
+		return false
+	}
+	missed, w.missed = w.missed, false
+	if missed {
+		w.busy = true
+	}
+	return missed
+}
+
+// close wakes every waiter, refuses new ones, and returns once every
+// blockOn has returned.
+func (r *blockRegistry) close() {
+	r.mu.Lock()
+	if !r.closed {
+		r.closed = true
+		close(r.closing)
+	}
+	r.mu.Unlock()
+	r.active.Wait()
+}
+
+// writeNullArray is the RESP2 null array, the timeout reply of every
+// blocking command.
+func writeNullArray(c *Ctx) { c.Conn.WriteRaw([]byte("*-1\r\n")) }
+
+// blockOn serves a blocking command; see the top of this file. timeout 0
+// waits forever. keys may repeat. It returns try's error, or nil once a
+// reply is written.
+func (s *Server) blockOn(c *Ctx, keys [][]byte, timeout time.Duration, kind string, try func(keys [][]byte) (served bool, err error)) error {
+	r := &s.blocking
+	w := &waiter{c: c, kind: kind, try: try, wake: make(chan []byte, 1), result: make(chan bool, 1)}
+	seen := make(map[blockKey]bool, len(keys))
+	for _, k := range keys {
+		bk := blockKey{c.DB.Index(), string(k)}
+		if !seen[bk] {
+			seen[bk] = true
+			w.keys = append(w.keys, bk)
+		}
+	}
+	if !r.register(w) {
+		writeNullArray(c) // the server is closing, and the connection with it
+		return nil
+	}
+	defer r.active.Done()
+	// attempt runs try, and again on every key while signals passed w over
+	// during it; it reports whether w is done.
+	attempt := func(ks [][]byte) (bool, error) {
+		for {
+			served, err := try(ks)
+			done := served || err != nil
+			if !r.settle(w, done) {
+				return done, err
+			}
+			ks = keys
+		}
+	}
+	if done, err := attempt(keys); done {
+		return err
+	}
+
+	// Replies to the commands pipelined before this one go out now, as
+	// Redis sends them before it blocks the client.
+	if wr := redcon.BaseWriter(c.Conn); wr != nil {
+		_ = wr.Flush()
+	}
+	gone, stopWatch := watchConn(c)
+	defer stopWatch()
+	var timer <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		timer = t.C
+	}
+	closing := r.closing
+	leaving := false // the wait is over, but a signaller claimed w first
+	for {
+		select {
+		case key := <-w.wake:
+			done, err := attempt([][]byte{key})
+			w.result <- done
+			if done {
+				return err
+			}
+			if !leaving {
+				continue
+			}
+		case <-timer:
+		case <-gone:
+		case <-closing:
+		}
+		if r.leave(w) {
+			writeNullArray(c)
+			return nil
+		}
+		// Claimed: the request is in w.wake, or about to be.
+		leaving = true
+		timer, gone, closing = nil, nil, nil
+	}
+}
+
+// watchConn starts watching c's connection for a disconnect while it
+// waits; see guardConn.watch. Connections that are not guardConns (none
+// today) are not watched.
+func watchConn(c *Ctx) (gone <-chan struct{}, stop func()) {
+	if g, ok := c.Conn.NetConn().(*guardConn); ok {
+		return g.watch()
+	}
+	return nil, func() {}
+}
+
+// signalKeyReady tells the clients blocked on key in database db that it may
+// now hold what they wait for, and serves them before it returns; see the
+// top of this file. Call it after the write, with no key lock held.
+func (c *Ctx) signalKeyReady(db int, key []byte) {
+	r := &c.Srv.blocking
+	if r.waiting.Load() == 0 {
+		return
+	}
+	bk := blockKey{db, string(key)}
+	r.mu.Lock()
+	if len(r.queues[bk]) == 0 {
+		r.mu.Unlock()
+		return
+	}
+	if !r.readySet[bk] {
+		r.readySet[bk] = true
+		r.ready = append(r.ready, bk)
+	}
+	nested := r.current == c
+	r.mu.Unlock()
+	if !nested {
+		c.Srv.serveReady()
+	}
+}
+
+// serveReady serves every signalled key, including those signalled by the
+// tries it runs.
+func (s *Server) serveReady() {
+	r := &s.blocking
+	r.serveMu.Lock()
+	defer r.serveMu.Unlock()
+	for {
+		r.mu.Lock()
+		if len(r.ready) == 0 {
+			r.mu.Unlock()
+			return
+		}
+		bk := r.ready[0]
+		r.ready = r.ready[1:]
+		delete(r.readySet, bk)
+		r.mu.Unlock()
+		s.serveKey(bk)
+	}
+}
+
+// serveKey offers key to its waiters whose kind is the key's type, in FIFO
+// order, until one finds nothing. The caller holds serveMu.
+func (s *Server) serveKey(bk blockKey) {
+	r := &s.blocking
+	db, err := s.eng.DB(bk.db)
+	if err != nil {
+		return
+	}
+	kind, err := db.Type([]byte(bk.key))
+	if err != nil {
+		s.log.Error().Err(err).Msg("blocked clients: key type")
+		return
+	}
+	if kind == "none" {
+		return
+	}
+	tried := make(map[*waiter]bool)
+	for {
+		r.mu.Lock()
+		var w *waiter
+		for _, x := range r.queues[bk] {
+			if tried[x] || x.kind != kind {
+				continue
+			}
+			if x.busy {
+				x.missed = true
+				continue
+			}
+			w = x
+			break
+		}
+		if w == nil {
+			r.mu.Unlock()
+			return
+		}
+		tried[w] = true
+		w.busy = true
+		r.current = w.c
+		r.mu.Unlock()
+
+		w.wake <- []byte(bk.key)
+		done := <-w.result
+
+		r.mu.Lock()
+		r.current = nil
+		r.mu.Unlock()
+		if !done {
+			return
+		}
+	}
+}

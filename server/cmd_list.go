@@ -1,0 +1,543 @@
+package server
+
+import (
+	"math"
+	"math/big"
+	"strings"
+	"time"
+
+	"github.com/shaledb/shale/server/types"
+)
+
+// The list commands' own error replies, as Redis 7.0 words them.
+const (
+	errRankZero        replyError = "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list"
+	errCountNegative   replyError = "ERR COUNT can't be negative"
+	errMaxlenNegative  replyError = "ERR MAXLEN can't be negative"
+	errLMPopNumkeys    replyError = "ERR numkeys should be greater than 0"
+	errLMPopCount      replyError = "ERR count should be greater than 0"
+	errTimeoutNotFloat replyError = "ERR timeout is not a float or out of range"
+	errTimeoutNegative replyError = "ERR timeout is negative"
+)
+
+// pushCommand is LPUSH, RPUSH, LPUSHX and RPUSHX: key element [element ...].
+func pushCommand(c *Ctx, args [][]byte, push func(key []byte, vals [][]byte) (int64, error)) error {
+	n, err := push(args[1], args[2:])
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		c.signalKeyReady(c.DB.Index(), args[1])
+	}
+	c.Conn.WriteInt64(n)
+	return nil
+}
+
+func cmdLPush(c *Ctx, args [][]byte) error  { return pushCommand(c, args, c.DB.LPush) }
+func cmdRPush(c *Ctx, args [][]byte) error  { return pushCommand(c, args, c.DB.RPush) }
+func cmdLPushX(c *Ctx, args [][]byte) error { return pushCommand(c, args, c.DB.LPushX) }
+func cmdRPushX(c *Ctx, args [][]byte) error { return pushCommand(c, args, c.DB.RPushX) }
+
+// popCommand is LPOP and RPOP: key [count]. Without a count the reply is one
+// element or nil; with one it is an array, or a null array when the key is
+// missing.
+func popCommand(c *Ctx, args [][]byte, left bool, name string) error {
+	if len(args) > 3 {
+		return errWrongArity(name)
+	}
+	if len(args) == 2 {
+		vals, ok, err := c.DB.LPop(args[1], 1, left)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			c.Conn.WriteNull()
+			return nil
+		}
+		c.Conn.WriteBulk(vals[0])
+		return nil
+	}
+	count, err := parseInt(args[2])
+	if err != nil || count < 0 {
+		return errPositiveNumber
+	}
+	vals, ok, err := c.DB.LPop(args[1], count, left)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		writeNullArray(c)
+		return nil
+	}
+	c.writeBulks(vals)
+	return nil
+}
+
+func cmdLPop(c *Ctx, args [][]byte) error { return popCommand(c, args, true, "lpop") }
+func cmdRPop(c *Ctx, args [][]byte) error { return popCommand(c, args, false, "rpop") }
+
+// LLEN key
+func cmdLLen(c *Ctx, args [][]byte) error {
+	n, err := c.DB.LLen(args[1])
+	if err != nil {
+		return err
+	}
+	c.Conn.WriteInt64(n)
+	return nil
+}
+
+// LRANGE key start stop
+func cmdLRange(c *Ctx, args [][]byte) error {
+	start, err := parseInt(args[2])
+	if err != nil {
+		return err
+	}
+	stop, err := parseInt(args[3])
+	if err != nil {
+		return err
+	}
+	items, err := c.DB.LRange(args[1], start, stop)
+	return replyList(c, items, err)
+}
+
+// listIndexArg parses LINDEX's and LSET's index. Redis looks the key up
+// first, so a bad index on a key of another type is WRONGTYPE, and on a
+// missing key it is what the command does with a missing key (missing).
+func listIndexArg(c *Ctx, key, arg []byte) (index int64, missing bool, err error) {
+	index, perr := parseInt(arg)
+	if perr == nil {
+		return index, false, nil
+	}
+	n, err := c.DB.LLen(key)
+	if err != nil {
+		return 0, false, err
+	}
+	if n == 0 {
+		return 0, true, nil
+	}
+	return 0, false, perr
+}
+
+// LINDEX key index
+func cmdLIndex(c *Ctx, args [][]byte) error {
+	index, missing, err := listIndexArg(c, args[1], args[2])
+	if err != nil {
+		return err
+	}
+	if missing {
+		c.Conn.WriteNull()
+		return nil
+	}
+	v, ok, err := c.DB.LIndex(args[1], index)
+	if err != nil {
+		return err
+	}
+	c.writeBulkOrNull(v, ok)
+	return nil
+}
+
+// LSET key index element
+func cmdLSet(c *Ctx, args [][]byte) error {
+	index, missing, err := listIndexArg(c, args[1], args[2])
+	if err != nil {
+		return err
+	}
+	if missing {
+		return types.ErrNoSuchKey
+	}
+	if err := c.DB.LSet(args[1], index, args[3]); err != nil {
+		return err
+	}
+	c.ok()
+	return nil
+}
+
+// LINSERT key BEFORE|AFTER pivot element
+func cmdLInsert(c *Ctx, args [][]byte) error {
+	var before bool
+	switch {
+	case is(args[2], "BEFORE"):
+		before = true
+	case is(args[2], "AFTER"):
+	default:
+		return errSyntax
+	}
+	n, err := c.DB.LInsert(args[1], before, args[3], args[4])
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		c.signalKeyReady(c.DB.Index(), args[1])
+	}
+	c.Conn.WriteInt64(n)
+	return nil
+}
+
+// LREM key count element
+func cmdLRem(c *Ctx, args [][]byte) error {
+	count, err := parseInt(args[2])
+	if err != nil {
+		return err
+	}
+	n, err := c.DB.LRem(args[1], count, args[3])
+	if err != nil {
+		return err
+	}
+	c.Conn.WriteInt64(n)
+	return nil
+}
+
+// LTRIM key start stop
+func cmdLTrim(c *Ctx, args [][]byte) error {
+	start, err := parseInt(args[2])
+	if err != nil {
+		return err
+	}
+	stop, err := parseInt(args[3])
+	if err != nil {
+		return err
+	}
+	if err := c.DB.LTrim(args[1], start, stop); err != nil {
+		return err
+	}
+	c.ok()
+	return nil
+}
+
+// LPOS key element [RANK rank] [COUNT num-matches] [MAXLEN len]
+func cmdLPos(c *Ctx, args [][]byte) error {
+	rank, count, maxlen := int64(1), int64(-1), int64(0)
+	for i := 3; i < len(args); i += 2 {
+		if i+1 >= len(args) {
+			return errSyntax
+		}
+		switch {
+		case is(args[i], "RANK"):
+			n, err := parseInt(args[i+1])
+			if err != nil {
+				return err
+			}
+			if n == 0 {
+				return errRankZero
+			}
+			rank = n
+		case is(args[i], "COUNT"):
+			n, err := parseInt(args[i+1])
+			if err != nil || n < 0 {
+				return errCountNegative
+			}
+			count = n
+		case is(args[i], "MAXLEN"):
+			n, err := parseInt(args[i+1])
+			if err != nil || n < 0 {
+				return errMaxlenNegative
+			}
+			maxlen = n
+		default:
+			return errSyntax
+		}
+	}
+	want := count
+	if count < 0 {
+		want = 1 // no COUNT: the first match alone, not in an array
+	}
+	pos, err := c.DB.LPos(args[1], args[2], rank, want, maxlen)
+	if err != nil {
+		return err
+	}
+	if count < 0 {
+		if len(pos) == 0 {
+			c.Conn.WriteNull()
+		} else {
+			c.Conn.WriteInt64(pos[0])
+		}
+		return nil
+	}
+	c.Conn.WriteArray(len(pos))
+	for _, p := range pos {
+		c.Conn.WriteInt64(p)
+	}
+	return nil
+}
+
+// listEnd parses LEFT or RIGHT; left reports LEFT.
+func listEnd(arg []byte) (left bool, err error) {
+	switch {
+	case is(arg, "LEFT"):
+		return true, nil
+	case is(arg, "RIGHT"):
+		return false, nil
+	}
+	return false, errSyntax
+}
+
+// move is LMOVE's and its siblings' work: it moves one element and wakes
+// the clients blocked on the destination. ok is false when src is missing.
+func move(c *Ctx, src, dst []byte, fromLeft, toLeft bool) (val []byte, ok bool, err error) {
+	val, ok, err = c.DB.LMove(src, dst, fromLeft, toLeft)
+	if err == nil && ok {
+		c.signalKeyReady(c.DB.Index(), dst)
+	}
+	return val, ok, err
+}
+
+// LMOVE source destination LEFT|RIGHT LEFT|RIGHT
+func cmdLMove(c *Ctx, args [][]byte) error {
+	from, err := listEnd(args[3])
+	if err != nil {
+		return err
+	}
+	to, err := listEnd(args[4])
+	if err != nil {
+		return err
+	}
+	v, ok, err := move(c, args[1], args[2], from, to)
+	if err != nil {
+		return err
+	}
+	c.writeBulkOrNull(v, ok)
+	return nil
+}
+
+// RPOPLPUSH source destination
+func cmdRPopLPush(c *Ctx, args [][]byte) error {
+	v, ok, err := move(c, args[1], args[2], false, true)
+	if err != nil {
+		return err
+	}
+	c.writeBulkOrNull(v, ok)
+	return nil
+}
+
+// lmpopArgs is LMPOP's (and BLMPOP's) numkeys key [key ...] LEFT|RIGHT
+// [COUNT count], parsed from args in Redis's order: numkeys, then the end,
+// then COUNT.
+type lmpopArgs struct {
+	keys  [][]byte
+	left  bool
+	count int64
+}
+
+func parseLMPop(args [][]byte) (o lmpopArgs, err error) {
+	numkeys, err := parseInt(args[0])
+	if err != nil || numkeys < 1 {
+		return o, errLMPopNumkeys
+	}
+	if numkeys >= int64(len(args))-1 {
+		return o, errSyntax
+	}
+	o.keys = args[1 : 1+numkeys]
+	rest := args[1+numkeys:]
+	if o.left, err = listEnd(rest[0]); err != nil {
+		return o, err
+	}
+	o.count = -1
+	for i := 1; i < len(rest); i++ {
+		if o.count != -1 || !is(rest[i], "COUNT") || i+1 == len(rest) {
+			return o, errSyntax
+		}
+		i++
+		if o.count, err = parseInt(rest[i]); err != nil || o.count < 1 {
+			return o, errLMPopCount
+		}
+	}
+	o.count = max(o.count, 1)
+	return o, nil
+}
+
+// writeLMPop is the [key, [element ...]] reply of LMPOP and BLMPOP.
+func writeLMPop(c *Ctx, key []byte, vals [][]byte) {
+	c.Conn.WriteArray(2)
+	c.Conn.WriteBulk(key)
+	c.writeBulks(vals)
+}
+
+// LMPOP numkeys key [key ...] LEFT|RIGHT [COUNT count]
+func cmdLMPop(c *Ctx, args [][]byte) error {
+	o, err := parseLMPop(args[1:])
+	if err != nil {
+		return err
+	}
+	key, vals, err := c.DB.LMPop(o.keys, o.left, o.count)
+	if err != nil {
+		return err
+	}
+	if key == nil {
+		writeNullArray(c)
+		return nil
+	}
+	writeLMPop(c, key, vals)
+	return nil
+}
+
+// maxTimeoutMs is the longest finite wait; Redis's limit is far beyond any
+// real deadline, so a longer timeout waits forever, as 0 does.
+const maxTimeoutMs = math.MaxInt64 / int64(time.Millisecond)
+
+// minLongDoubleExp is the binary exponent (of a mantissa in [0.5, 1)) of
+// the smallest x87 long double: 2^-16445, a subnormal.
+const minLongDoubleExp = -16444
+
+// isInfLiteral reports whether arg spells an infinity, as strtold reads it
+// ("inf", "-Infinity"...), rather than a number too large to hold.
+func isInfLiteral(arg []byte) bool {
+	s := strings.ToLower(string(arg))
+	s = strings.TrimLeft(s, "+-")
+	return s == "inf" || s == "infinity"
+}
+
+// parseTimeout parses a blocking command's timeout in seconds as Redis 7.0
+// does: a long double, rounded up to whole milliseconds, 0 for ever. A
+// value whose milliseconds do not fit a long long becomes negative in
+// Redis's conversion on x86, so it is refused as negative too.
+func parseTimeout(arg []byte) (time.Duration, error) {
+	f, ok := types.ParseLongDouble(arg)
+	if !ok || (f.IsInf() && !isInfLiteral(arg)) || (f.Sign() != 0 && !f.IsInf() && f.MantExp(nil) < minLongDoubleExp) {
+		// strtold's overflow and underflow (ERANGE) are refused too.
+		return 0, errTimeoutNotFloat
+	}
+	if f.IsInf() {
+		return 0, errTimeoutNegative
+	}
+	ms := new(big.Float).SetPrec(64).Mul(f, big.NewFloat(1000))
+	n, acc := ms.Int(nil)
+	if acc == big.Below { // truncated towards zero from a positive value
+		n.Add(n, big.NewInt(1))
+	}
+	if !n.IsInt64() || n.Sign() < 0 {
+		return 0, errTimeoutNegative
+	}
+	if n.Int64() > maxTimeoutMs {
+		return 0, nil
+	}
+	return time.Duration(n.Int64()) * time.Millisecond, nil
+}
+
+// bpopCommand is BLPOP and BRPOP: key [key ...] timeout.
+func bpopCommand(c *Ctx, args [][]byte, left bool) error {
+	timeout, err := parseTimeout(args[len(args)-1])
+	if err != nil {
+		return err
+	}
+	keys := args[1 : len(args)-1]
+	return c.Srv.blockOn(c, keys, timeout, "list", func(keys [][]byte) (bool, error) {
+		key, vals, err := c.DB.LMPop(keys, left, 1)
+		if err != nil || key == nil {
+			return false, err
+		}
+		c.writeBulks([][]byte{key, vals[0]})
+		return true, nil
+	})
+}
+
+func cmdBLPop(c *Ctx, args [][]byte) error { return bpopCommand(c, args, true) }
+func cmdBRPop(c *Ctx, args [][]byte) error { return bpopCommand(c, args, false) }
+
+// blmove is BLMOVE's and BRPOPLPUSH's wait on src.
+func blmove(c *Ctx, src, dst []byte, fromLeft, toLeft bool, timeout time.Duration) error {
+	return c.Srv.blockOn(c, [][]byte{src}, timeout, "list", func([][]byte) (bool, error) {
+		v, ok, err := move(c, src, dst, fromLeft, toLeft)
+		if err != nil || !ok {
+			return false, err
+		}
+		c.Conn.WriteBulk(v)
+		return true, nil
+	})
+}
+
+// BLMOVE source destination LEFT|RIGHT LEFT|RIGHT timeout
+func cmdBLMove(c *Ctx, args [][]byte) error {
+	from, err := listEnd(args[3])
+	if err != nil {
+		return err
+	}
+	to, err := listEnd(args[4])
+	if err != nil {
+		return err
+	}
+	timeout, err := parseTimeout(args[5])
+	if err != nil {
+		return err
+	}
+	return blmove(c, args[1], args[2], from, to, timeout)
+}
+
+// BRPOPLPUSH source destination timeout
+func cmdBRPopLPush(c *Ctx, args [][]byte) error {
+	timeout, err := parseTimeout(args[3])
+	if err != nil {
+		return err
+	}
+	return blmove(c, args[1], args[2], false, true, timeout)
+}
+
+// BLMPOP timeout numkeys key [key ...] LEFT|RIGHT [COUNT count]
+func cmdBLMPop(c *Ctx, args [][]byte) error {
+	o, err := parseLMPop(args[2:])
+	if err != nil {
+		return err
+	}
+	timeout, err := parseTimeout(args[1])
+	if err != nil {
+		return err
+	}
+	return c.Srv.blockOn(c, o.keys, timeout, "list", func(keys [][]byte) (bool, error) {
+		key, vals, err := c.DB.LMPop(keys, o.left, o.count)
+		if err != nil || key == nil {
+			return false, err
+		}
+		writeLMPop(c, key, vals)
+		return true, nil
+	})
+}
+
+var listCommands = []Command{
+	cmd("lpush", -3, Write|Fast, 1, 1, 1, cmdLPush),
+	cmd("rpush", -3, Write|Fast, 1, 1, 1, cmdRPush),
+	cmd("lpushx", -3, Write|Fast, 1, 1, 1, cmdLPushX),
+	cmd("rpushx", -3, Write|Fast, 1, 1, 1, cmdRPushX),
+	cmd("lpop", -2, Write|Fast, 1, 1, 1, cmdLPop),
+	cmd("rpop", -2, Write|Fast, 1, 1, 1, cmdRPop),
+	cmd("llen", 2, ReadOnly|Fast, 1, 1, 1, cmdLLen),
+	cmd("lrange", 4, ReadOnly, 1, 1, 1, cmdLRange),
+	cmd("lindex", 3, ReadOnly, 1, 1, 1, cmdLIndex),
+	cmd("lset", 4, Write, 1, 1, 1, cmdLSet),
+	cmd("linsert", 5, Write, 1, 1, 1, cmdLInsert),
+	cmd("lrem", 4, Write, 1, 1, 1, cmdLRem),
+	cmd("ltrim", 4, Write, 1, 1, 1, cmdLTrim),
+	cmd("lpos", -3, ReadOnly, 1, 1, 1, cmdLPos),
+	cmd("lmove", 5, Write, 1, 2, 1, cmdLMove),
+	cmd("rpoplpush", 3, Write, 1, 2, 1, cmdRPopLPush),
+	cmd("lmpop", -4, Write, 0, 0, 0, cmdLMPop),
+	cmd("blpop", -3, Write, 1, -2, 1, cmdBLPop),
+	cmd("brpop", -3, Write, 1, -2, 1, cmdBRPop),
+	cmd("blmove", 6, Write, 1, 2, 1, cmdBLMove),
+	cmd("brpoplpush", 4, Write, 1, 2, 1, cmdBRPopLPush),
+	cmd("blmpop", -5, Write, 0, 0, 0, cmdBLMPop),
+}
+
+// listDocs are the list commands' COMMAND DOCS.
+var listDocs = map[string]cmdDoc{
+	"lpush":      {"Prepend one or multiple elements to a list", "1.0.0", "list", "key element [element ...]"},
+	"rpush":      {"Append one or multiple elements to a list", "1.0.0", "list", "key element [element ...]"},
+	"lpushx":     {"Prepend an element to a list, only if the list exists", "2.2.0", "list", "key element [element ...]"},
+	"rpushx":     {"Append an element to a list, only if the list exists", "2.2.0", "list", "key element [element ...]"},
+	"lpop":       {"Remove and get the first elements in a list", "1.0.0", "list", "key [count]"},
+	"rpop":       {"Remove and get the last elements in a list", "1.0.0", "list", "key [count]"},
+	"llen":       {"Get the length of a list", "1.0.0", "list", "key"},
+	"lrange":     {"Get a range of elements from a list", "1.0.0", "list", "key start stop"},
+	"lindex":     {"Get an element from a list by its index", "1.0.0", "list", "key index"},
+	"lset":       {"Set the value of an element in a list by its index", "1.0.0", "list", "key index element"},
+	"linsert":    {"Insert an element before or after another element in a list", "2.2.0", "list", "key BEFORE|AFTER pivot element"},
+	"lrem":       {"Remove elements from a list", "1.0.0", "list", "key count element"},
+	"ltrim":      {"Trim a list to the specified range", "1.0.0", "list", "key start stop"},
+	"lpos":       {"Return the index of matching elements on a list", "6.0.6", "list", "key element [RANK rank] [COUNT num-matches] [MAXLEN len]"},
+	"lmove":      {"Pop an element from a list, push it to another list and return it", "6.2.0", "list", "source destination LEFT|RIGHT LEFT|RIGHT"},
+	"rpoplpush":  {"Remove the last element in a list, prepend it to another list and return it", "1.2.0", "list", "source destination"},
+	"lmpop":      {"Pop elements from a list", "7.0.0", "list", "numkeys key [key ...] LEFT|RIGHT [COUNT count]"},
+	"blpop":      {"Remove and get the first element in a list, or block until one is available", "2.0.0", "list", "key [key ...] timeout"},
+	"brpop":      {"Remove and get the last element in a list, or block until one is available", "2.0.0", "list", "key [key ...] timeout"},
+	"blmove":     {"Pop an element from a list, push it to another list and return it; or block until one is available", "6.2.0", "list", "source destination LEFT|RIGHT LEFT|RIGHT timeout"},
+	"brpoplpush": {"Pop an element from a list, push it to another list and return it; or block until one is available", "2.2.0", "list", "source destination timeout"},
+	"blmpop":     {"Pop elements from a list, or block until one is available", "7.0.0", "list", "timeout numkeys key [key ...] LEFT|RIGHT [COUNT count]"},
+}

@@ -1,0 +1,280 @@
+package server
+
+import (
+	"math"
+
+	"github.com/shaledb/shale/server/types"
+)
+
+// The set commands' own error replies, as Redis 7.0 words them.
+const (
+	errSIntercardNumkeys replyError = "ERR numkeys should be greater than 0"
+	errSIntercardArgs    replyError = "ERR Number of keys can't be greater than number of args"
+	errSIntercardLimit   replyError = "ERR LIMIT can't be negative"
+	errSRandCountRange   replyError = "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
+)
+
+// SADD key member [member ...]
+func cmdSAdd(c *Ctx, args [][]byte) error {
+	n, err := c.DB.SAdd(args[1], args[2:])
+	if err != nil {
+		return err
+	}
+	c.Conn.WriteInt64(n)
+	return nil
+}
+
+// SREM key member [member ...]
+func cmdSRem(c *Ctx, args [][]byte) error {
+	n, err := c.DB.SRem(args[1], args[2:])
+	if err != nil {
+		return err
+	}
+	c.Conn.WriteInt64(n)
+	return nil
+}
+
+// SCARD key
+func cmdSCard(c *Ctx, args [][]byte) error {
+	n, err := c.DB.SCard(args[1])
+	if err != nil {
+		return err
+	}
+	c.Conn.WriteInt64(n)
+	return nil
+}
+
+// SISMEMBER key member
+func cmdSIsMember(c *Ctx, args [][]byte) error {
+	ok, err := c.DB.SIsMember(args[1], args[2])
+	if err != nil {
+		return err
+	}
+	c.writeBool(ok)
+	return nil
+}
+
+// SMISMEMBER key member [member ...]
+func cmdSMIsMember(c *Ctx, args [][]byte) error {
+	found, err := c.DB.SMIsMember(args[1], args[2:])
+	if err != nil {
+		return err
+	}
+	c.Conn.WriteArray(len(found))
+	for _, f := range found {
+		c.writeBool(f)
+	}
+	return nil
+}
+
+// SMEMBERS key
+func cmdSMembers(c *Ctx, args [][]byte) error {
+	items, err := c.DB.SMembers(args[1])
+	return replyList(c, items, err)
+}
+
+// SPOP key [count]
+func cmdSPop(c *Ctx, args [][]byte) error {
+	switch {
+	case len(args) > 3:
+		return errSyntax
+	case len(args) == 2:
+		items, err := c.DB.SPop(args[1], 1)
+		if err != nil {
+			return err
+		}
+		if len(items) == 0 {
+			c.Conn.WriteNull()
+		} else {
+			c.Conn.WriteBulk(items[0])
+		}
+		return nil
+	}
+	// Redis answers the same text for a count that is not an integer.
+	count, ok := types.ParseInt(args[2])
+	if !ok || count < 0 {
+		return errPositiveNumber
+	}
+	items, err := c.DB.SPop(args[1], count)
+	return replyList(c, items, err)
+}
+
+// SRANDMEMBER key [count]
+func cmdSRandMember(c *Ctx, args [][]byte) error {
+	switch {
+	case len(args) > 3:
+		return errSyntax
+	case len(args) == 2:
+		items, err := c.DB.SRandMember(args[1], 1)
+		if err != nil {
+			return err
+		}
+		if len(items) == 0 {
+			c.Conn.WriteNull()
+		} else {
+			c.Conn.WriteBulk(items[0])
+		}
+		return nil
+	}
+	count, err := parseInt(args[2])
+	if err != nil {
+		return err
+	}
+	if count == math.MinInt64 {
+		return errSRandCountRange
+	}
+	// Shale's own bound: members that may repeat are built in memory.
+	if count < -types.MaxSetRandCount {
+		return errCountRange
+	}
+	items, err := c.DB.SRandMember(args[1], count)
+	return replyList(c, items, err)
+}
+
+// SMOVE source destination member
+func cmdSMove(c *Ctx, args [][]byte) error {
+	ok, err := c.DB.SMove(args[1], args[2], args[3])
+	if err != nil {
+		return err
+	}
+	c.writeBool(ok)
+	return nil
+}
+
+// SINTER key [key ...]
+func cmdSInter(c *Ctx, args [][]byte) error {
+	items, err := c.DB.SInter(args[1:])
+	return replyList(c, items, err)
+}
+
+// SUNION key [key ...]
+func cmdSUnion(c *Ctx, args [][]byte) error {
+	items, err := c.DB.SUnion(args[1:])
+	return replyList(c, items, err)
+}
+
+// SDIFF key [key ...]
+func cmdSDiff(c *Ctx, args [][]byte) error {
+	items, err := c.DB.SDiff(args[1:])
+	return replyList(c, items, err)
+}
+
+func replyCount(c *Ctx, n int64, err error) error {
+	if err != nil {
+		return err
+	}
+	c.Conn.WriteInt64(n)
+	return nil
+}
+
+// SINTERSTORE destination key [key ...]
+func cmdSInterStore(c *Ctx, args [][]byte) error {
+	n, err := c.DB.SInterStore(args[1], args[2:])
+	return replyCount(c, n, err)
+}
+
+// SUNIONSTORE destination key [key ...]
+func cmdSUnionStore(c *Ctx, args [][]byte) error {
+	n, err := c.DB.SUnionStore(args[1], args[2:])
+	return replyCount(c, n, err)
+}
+
+// SDIFFSTORE destination key [key ...]
+func cmdSDiffStore(c *Ctx, args [][]byte) error {
+	n, err := c.DB.SDiffStore(args[1], args[2:])
+	return replyCount(c, n, err)
+}
+
+// SINTERCARD numkeys key [key ...] [LIMIT limit]. As in Redis, numkeys and
+// the options are checked before the keys' types.
+func cmdSInterCard(c *Ctx, args [][]byte) error {
+	numkeys, ok := types.ParseInt(args[1])
+	if !ok || numkeys < 1 {
+		return errSIntercardNumkeys
+	}
+	if numkeys > int64(len(args)-2) {
+		return errSIntercardArgs
+	}
+	var limit int64
+	for i := 2 + int(numkeys); i < len(args); i++ {
+		if !is(args[i], "LIMIT") || i+1 == len(args) {
+			return errSyntax
+		}
+		i++
+		if limit, ok = types.ParseInt(args[i]); !ok || limit < 0 {
+			return errSIntercardLimit
+		}
+	}
+	n, err := c.DB.SInterCard(args[2:2+numkeys], limit)
+	return replyCount(c, n, err)
+}
+
+// SSCAN key cursor [MATCH pattern] [COUNT count]. Redis reads the cursor,
+// then the key, then the options: a bad cursor is an error even on a missing
+// key, a missing key answers an empty scan whatever the options, and a key
+// of another type is WRONGTYPE before a bad option.
+func cmdSScan(c *Ctx, args [][]byte) error {
+	cursor, err := parseCursor(args[2])
+	if err != nil {
+		return err
+	}
+	o, optErr := scanOptions(args[3:], false)
+	if optErr != nil {
+		n, err := c.DB.SCard(args[1])
+		switch {
+		case err != nil:
+			return err
+		case n == 0:
+			writeScanReply(c, 0, nil)
+			return nil
+		}
+		return optErr
+	}
+	next, items, err := c.DB.SScan(args[1], cursor, o.Match, o.Count)
+	if err != nil {
+		return err
+	}
+	writeScanReply(c, next, items)
+	return nil
+}
+
+var setCommands = []Command{
+	cmd("sadd", -3, Write|Fast, 1, 1, 1, cmdSAdd),
+	cmd("srem", -3, Write|Fast, 1, 1, 1, cmdSRem),
+	cmd("scard", 2, ReadOnly|Fast, 1, 1, 1, cmdSCard),
+	cmd("sismember", 3, ReadOnly|Fast, 1, 1, 1, cmdSIsMember),
+	cmd("smismember", -3, ReadOnly|Fast, 1, 1, 1, cmdSMIsMember),
+	cmd("smembers", 2, ReadOnly, 1, 1, 1, cmdSMembers),
+	cmd("spop", -2, Write|Fast, 1, 1, 1, cmdSPop),
+	cmd("srandmember", -2, ReadOnly, 1, 1, 1, cmdSRandMember),
+	cmd("smove", 4, Write|Fast, 1, 2, 1, cmdSMove),
+	cmd("sinter", -2, ReadOnly, 1, -1, 1, cmdSInter),
+	cmd("sintercard", -3, ReadOnly, 0, 0, 0, cmdSInterCard), // movable keys: numkeys says where they are
+	cmd("sinterstore", -3, Write, 1, -1, 1, cmdSInterStore),
+	cmd("sunion", -2, ReadOnly, 1, -1, 1, cmdSUnion),
+	cmd("sunionstore", -3, Write, 1, -1, 1, cmdSUnionStore),
+	cmd("sdiff", -2, ReadOnly, 1, -1, 1, cmdSDiff),
+	cmd("sdiffstore", -3, Write, 1, -1, 1, cmdSDiffStore),
+	cmd("sscan", -3, ReadOnly, 1, 1, 1, cmdSScan),
+}
+
+// setDocs are the set commands' COMMAND DOCS entries.
+var setDocs = map[string]cmdDoc{
+	"sadd":        {"Add one or more members to a set", "1.0.0", "set", "key member [member ...]"},
+	"srem":        {"Remove one or more members from a set", "1.0.0", "set", "key member [member ...]"},
+	"scard":       {"Get the number of members in a set", "1.0.0", "set", "key"},
+	"sismember":   {"Determine if a given value is a member of a set", "1.0.0", "set", "key member"},
+	"smismember":  {"Returns the membership associated with the given elements for a set", "6.2.0", "set", "key member [member ...]"},
+	"smembers":    {"Get all the members in a set", "1.0.0", "set", "key"},
+	"spop":        {"Remove and return one or multiple random members from a set", "1.0.0", "set", "key [count]"},
+	"srandmember": {"Get one or multiple random members from a set", "1.0.0", "set", "key [count]"},
+	"smove":       {"Move a member from one set to another", "1.0.0", "set", "source destination member"},
+	"sinter":      {"Intersect multiple sets", "1.0.0", "set", "key [key ...]"},
+	"sintercard":  {"Intersect multiple sets and return the cardinality of the result", "7.0.0", "set", "numkeys key [key ...] [LIMIT limit]"},
+	"sinterstore": {"Intersect multiple sets and store the resulting set in a key", "1.0.0", "set", "destination key [key ...]"},
+	"sunion":      {"Add multiple sets", "1.0.0", "set", "key [key ...]"},
+	"sunionstore": {"Add multiple sets and store the resulting set in a key", "1.0.0", "set", "destination key [key ...]"},
+	"sdiff":       {"Subtract multiple sets", "1.0.0", "set", "key [key ...]"},
+	"sdiffstore":  {"Subtract multiple sets and store the resulting set in a key", "1.0.0", "set", "destination key [key ...]"},
+	"sscan":       {"Incrementally iterate Set elements", "2.8.0", "set", "key cursor [MATCH pattern] [COUNT count]"},
+}

@@ -1,0 +1,847 @@
+package server
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/shaledb/shale/server/types"
+)
+
+// The sorted-set commands' own error replies, as Redis 7.0 words them.
+const (
+	errZAddXXNX        replyError = "ERR XX and NX options at the same time are not compatible"
+	errZAddGTLTNX      replyError = "ERR GT, LT, and/or NX options at the same time are not compatible"
+	errZAddIncrPair    replyError = "ERR INCR option supports a single increment-element pair"
+	errMinMaxNotFloat  replyError = "ERR min or max is not a float"
+	errMinMaxNotLex    replyError = "ERR min or max not valid string range item"
+	errLimitNeedsBy    replyError = "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX"
+	errWithScoresByLex replyError = "ERR syntax error, WITHSCORES not supported in combination with BYLEX"
+	errWeightNotFloat  replyError = "ERR weight value is not a float"
+	errNumkeysPositive replyError = "ERR numkeys should be greater than 0"
+	errCountPositive   replyError = "ERR count should be greater than 0"
+	errLimitNegative   replyError = "ERR LIMIT can't be negative"
+	errRandCountRange  replyError = "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
+)
+
+// errNoInputKeys is ZUNION's (and its siblings') reply for numkeys < 1.
+func errNoInputKeys(cmd string) replyError {
+	return replyError("ERR at least 1 input key is needed for '" + cmd + "' command")
+}
+
+// formatScore formats a score as Redis 7.0 replies it in RESP2: "%.17g",
+// with infinities as "inf" and "-inf" (1 -> "1", 0.1 ->
+// "0.10000000000000001", 1e20 -> "1e+20").
+func formatScore(f float64) []byte {
+	switch {
+	case math.IsInf(f, 1):
+		return []byte("inf")
+	case math.IsInf(f, -1):
+		return []byte("-inf")
+	}
+	return strconv.AppendFloat(nil, f, 'g', 17, 64)
+}
+
+// writeScore replies with one score as a bulk string.
+func (c *Ctx) writeScore(f float64) { c.Conn.WriteBulk(formatScore(f)) }
+
+// writeElems replies with a flat array of members, each followed by its
+// score when withScores is set.
+func (c *Ctx) writeElems(elems []types.ScoreMember, withScores bool) {
+	if withScores {
+		c.Conn.WriteArray(2 * len(elems))
+	} else {
+		c.Conn.WriteArray(len(elems))
+	}
+	for _, e := range elems {
+		c.Conn.WriteBulk(e.Member)
+		if withScores {
+			c.writeScore(e.Score)
+		}
+	}
+}
+
+// parseScore parses a score or increment argument.
+func parseScore(b []byte) (float64, error) {
+	f, ok := types.ParseScore(b)
+	if !ok {
+		return 0, errNotFloat
+	}
+	return f, nil
+}
+
+// ZADD key [NX|XX] [GT|LT] [CH] [INCR] score member [score member ...]
+func cmdZAdd(c *Ctx, args [][]byte) error { return zaddGeneric(c, args, 0) }
+
+// ZINCRBY key increment member. As in Redis it is ZADD INCR, options
+// parsing included: "ZINCRBY k nx m" is a syntax error.
+func cmdZIncrBy(c *Ctx, args [][]byte) error { return zaddGeneric(c, args, types.ZAddIncr) }
+
+func zaddGeneric(c *Ctx, args [][]byte, flags types.ZAddFlags) error {
+	ch := false
+	i := 2
+options:
+	for ; i < len(args); i++ {
+		switch {
+		case is(args[i], "NX"):
+			flags |= types.ZAddNX
+		case is(args[i], "XX"):
+			flags |= types.ZAddXX
+		case is(args[i], "CH"):
+			ch = true
+		case is(args[i], "INCR"):
+			flags |= types.ZAddIncr
+		case is(args[i], "GT"):
+			flags |= types.ZAddGT
+		case is(args[i], "LT"):
+			flags |= types.ZAddLT
+		default:
+			break options // the first score
+		}
+	}
+	pairs := args[i:]
+	has := func(f types.ZAddFlags) bool { return flags&f != 0 }
+	switch {
+	case len(pairs) == 0 || len(pairs)%2 != 0:
+		return errSyntax
+	case has(types.ZAddNX) && has(types.ZAddXX):
+		return errZAddXXNX
+	case has(types.ZAddNX) && (has(types.ZAddGT) || has(types.ZAddLT)), has(types.ZAddGT) && has(types.ZAddLT):
+		return errZAddGTLTNX
+	case has(types.ZAddIncr) && len(pairs) > 2:
+		return errZAddIncrPair
+	}
+	elems := make([]types.ScoreMember, len(pairs)/2)
+	for j := range elems {
+		score, err := parseScore(pairs[2*j])
+		if err != nil {
+			return err
+		}
+		elems[j] = types.ScoreMember{Member: pairs[2*j+1], Score: score}
+	}
+	res, err := c.DB.ZAdd(args[1], flags, elems)
+	if err == nil && res.Added > 0 {
+		c.signalKeyReady(c.DB.Index(), args[1])
+	}
+	switch {
+	case err != nil:
+		return err
+	case has(types.ZAddIncr) && !res.Done:
+		c.Conn.WriteNull()
+	case has(types.ZAddIncr):
+		c.writeScore(res.Score)
+	case ch:
+		c.Conn.WriteInt64(res.Added + res.Updated)
+	default:
+		c.Conn.WriteInt64(res.Added)
+	}
+	return nil
+}
+
+// ZSCORE key member
+func cmdZScore(c *Ctx, args [][]byte) error {
+	s, ok, err := c.DB.ZScore(args[1], args[2])
+	if err != nil {
+		return err
+	}
+	if !ok {
+		c.Conn.WriteNull()
+	} else {
+		c.writeScore(s)
+	}
+	return nil
+}
+
+// ZMSCORE key member [member ...]
+func cmdZMScore(c *Ctx, args [][]byte) error {
+	scores, found, err := c.DB.ZMScore(args[1], args[2:])
+	if err != nil {
+		return err
+	}
+	c.Conn.WriteArray(len(scores))
+	for i, s := range scores {
+		if found[i] {
+			c.writeScore(s)
+		} else {
+			c.Conn.WriteNull()
+		}
+	}
+	return nil
+}
+
+// ZCARD key
+func cmdZCard(c *Ctx, args [][]byte) error {
+	n, err := c.DB.ZCard(args[1])
+	if err != nil {
+		return err
+	}
+	c.Conn.WriteInt64(n)
+	return nil
+}
+
+// ZCOUNT key min max
+func cmdZCount(c *Ctx, args [][]byte) error {
+	r, ok := types.ParseScoreRange(args[2], args[3])
+	if !ok {
+		return errMinMaxNotFloat
+	}
+	n, err := c.DB.ZCount(args[1], r)
+	if err != nil {
+		return err
+	}
+	c.Conn.WriteInt64(n)
+	return nil
+}
+
+// ZLEXCOUNT key min max
+func cmdZLexCount(c *Ctx, args [][]byte) error {
+	r, ok := types.ParseLexRange(args[2], args[3])
+	if !ok {
+		return errMinMaxNotLex
+	}
+	n, err := c.DB.ZLexCount(args[1], r)
+	if err != nil {
+		return err
+	}
+	c.Conn.WriteInt64(n)
+	return nil
+}
+
+// rangeBy is a ZRANGE range kind, or rangeAuto while the options may still
+// choose one.
+type rangeBy int8
+
+const (
+	rangeAuto rangeBy = iota - 1
+	rangeRank
+	rangeScore
+	rangeLex
+)
+
+// rangeDir is a ZRANGE direction, or dirAuto while REV may still set it.
+type rangeDir int8
+
+const (
+	dirAuto rangeDir = iota
+	dirForward
+	dirReverse
+)
+
+// zrangeGeneric serves ZRANGE, ZRANGESTORE and the older range commands,
+// which fix the kind or the direction that ZRANGE takes as options. The
+// source key is args[keyIdx], followed by min and max (start and stop);
+// ZRANGESTORE's destination is args[1]. Checks run in Redis's order:
+// options, conflicts, the range itself, then the key.
+func zrangeGeneric(c *Ctx, args [][]byte, keyIdx int, store bool, by rangeBy, dir rangeDir) error {
+	minIdx, maxIdx := keyIdx+1, keyIdx+2
+	withScores := false
+	offset, limit := int64(0), int64(-1)
+	for j := keyIdx + 3; j < len(args); j++ {
+		switch {
+		case !store && is(args[j], "WITHSCORES"):
+			withScores = true
+		case is(args[j], "LIMIT") && len(args)-j-1 >= 2:
+			var err error
+			if offset, err = parseInt(args[j+1]); err != nil {
+				return err
+			}
+			if limit, err = parseInt(args[j+2]); err != nil {
+				return err
+			}
+			j += 2
+		case dir == dirAuto && is(args[j], "REV"):
+			dir = dirReverse
+		case by == rangeAuto && is(args[j], "BYLEX"):
+			by = rangeLex
+		case by == rangeAuto && is(args[j], "BYSCORE"):
+			by = rangeScore
+		default:
+			return errSyntax
+		}
+	}
+	if by == rangeAuto {
+		by = rangeRank
+	}
+	// Redis tells "no LIMIT" by a count of -1, so LIMIT x -1 passes here.
+	if limit != -1 && by == rangeRank {
+		return errLimitNeedsBy
+	}
+	if withScores && by == rangeLex {
+		return errWithScoresByLex
+	}
+	sp := types.ZRangeSpec{Rev: dir == dirReverse, Offset: offset, Limit: limit}
+	if sp.Rev && by != rangeRank {
+		minIdx, maxIdx = maxIdx, minIdx // given as max, min
+	}
+	switch by {
+	case rangeRank:
+		sp.By = types.ByRank
+		var err error
+		if sp.Start, err = parseInt(args[minIdx]); err != nil {
+			return err
+		}
+		if sp.Stop, err = parseInt(args[maxIdx]); err != nil {
+			return err
+		}
+	case rangeScore:
+		sp.By = types.ByScore
+		var ok bool
+		if sp.Score, ok = types.ParseScoreRange(args[minIdx], args[maxIdx]); !ok {
+			return errMinMaxNotFloat
+		}
+	case rangeLex:
+		sp.By = types.ByLex
+		var ok bool
+		if sp.Lex, ok = types.ParseLexRange(args[minIdx], args[maxIdx]); !ok {
+			return errMinMaxNotLex
+		}
+	}
+	if store {
+		n, err := c.DB.ZRangeStore(args[1], args[keyIdx], sp)
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			c.signalKeyReady(c.DB.Index(), args[1])
+		}
+		c.Conn.WriteInt64(n)
+		return nil
+	}
+	elems, err := c.DB.ZRange(args[keyIdx], sp)
+	if err != nil {
+		return err
+	}
+	c.writeElems(elems, withScores)
+	return nil
+}
+
+// ZRANGE key start stop [BYSCORE|BYLEX] [REV] [LIMIT offset count] [WITHSCORES]
+func cmdZRange(c *Ctx, args [][]byte) error {
+	return zrangeGeneric(c, args, 1, false, rangeAuto, dirAuto)
+}
+
+// ZRANGESTORE dst src min max [BYSCORE|BYLEX] [REV] [LIMIT offset count]
+func cmdZRangeStore(c *Ctx, args [][]byte) error {
+	return zrangeGeneric(c, args, 2, true, rangeAuto, dirAuto)
+}
+
+// ZREVRANGE key start stop [WITHSCORES]
+func cmdZRevRange(c *Ctx, args [][]byte) error {
+	return zrangeGeneric(c, args, 1, false, rangeRank, dirReverse)
+}
+
+// ZRANGEBYSCORE key min max [WITHSCORES] [LIMIT offset count]
+func cmdZRangeByScore(c *Ctx, args [][]byte) error {
+	return zrangeGeneric(c, args, 1, false, rangeScore, dirForward)
+}
+
+// ZREVRANGEBYSCORE key max min [WITHSCORES] [LIMIT offset count]
+func cmdZRevRangeByScore(c *Ctx, args [][]byte) error {
+	return zrangeGeneric(c, args, 1, false, rangeScore, dirReverse)
+}
+
+// ZRANGEBYLEX key min max [LIMIT offset count]
+func cmdZRangeByLex(c *Ctx, args [][]byte) error {
+	return zrangeGeneric(c, args, 1, false, rangeLex, dirForward)
+}
+
+// ZREVRANGEBYLEX key max min [LIMIT offset count]
+func cmdZRevRangeByLex(c *Ctx, args [][]byte) error {
+	return zrangeGeneric(c, args, 1, false, rangeLex, dirReverse)
+}
+
+// ZRANK key member [WITHSCORE]
+func cmdZRank(c *Ctx, args [][]byte) error { return zrankGeneric(c, args, false) }
+
+// ZREVRANK key member [WITHSCORE]
+func cmdZRevRank(c *Ctx, args [][]byte) error { return zrankGeneric(c, args, true) }
+
+// zrankGeneric serves ZRANK and ZREVRANK with Redis 7.2's WITHSCORE (Redis
+// 7.0 has no options and an arity of 3): the reply is then [rank, score].
+func zrankGeneric(c *Ctx, args [][]byte, rev bool) error {
+	withScore := false
+	switch {
+	case len(args) > 4:
+		return errWrongArity(lower(args[0]))
+	case len(args) == 4 && !is(args[3], "WITHSCORE"):
+		return errSyntax
+	case len(args) == 4:
+		withScore = true
+	}
+	rank, score, ok, err := c.DB.ZRank(args[1], args[2], rev)
+	switch {
+	case err != nil:
+		return err
+	case !ok && withScore:
+		writeNullArray(c)
+	case !ok:
+		c.Conn.WriteNull()
+	case withScore:
+		c.Conn.WriteArray(2)
+		c.Conn.WriteInt64(rank)
+		c.writeScore(score)
+	default:
+		c.Conn.WriteInt64(rank)
+	}
+	return nil
+}
+
+// ZREM key member [member ...]
+func cmdZRem(c *Ctx, args [][]byte) error {
+	n, err := c.DB.ZRem(args[1], args[2:])
+	if err != nil {
+		return err
+	}
+	c.Conn.WriteInt64(n)
+	return nil
+}
+
+// zremRange removes the range sp from args[1] and replies the count.
+func zremRange(c *Ctx, args [][]byte, sp types.ZRangeSpec) error {
+	n, err := c.DB.ZRemRange(args[1], sp)
+	if err != nil {
+		return err
+	}
+	c.Conn.WriteInt64(n)
+	return nil
+}
+
+// ZREMRANGEBYRANK key start stop
+func cmdZRemRangeByRank(c *Ctx, args [][]byte) error {
+	start, err := parseInt(args[2])
+	if err != nil {
+		return err
+	}
+	stop, err := parseInt(args[3])
+	if err != nil {
+		return err
+	}
+	return zremRange(c, args, types.ZRangeSpec{By: types.ByRank, Start: start, Stop: stop})
+}
+
+// ZREMRANGEBYSCORE key min max
+func cmdZRemRangeByScore(c *Ctx, args [][]byte) error {
+	r, ok := types.ParseScoreRange(args[2], args[3])
+	if !ok {
+		return errMinMaxNotFloat
+	}
+	return zremRange(c, args, types.ZRangeSpec{By: types.ByScore, Score: r, Limit: -1})
+}
+
+// ZREMRANGEBYLEX key min max
+func cmdZRemRangeByLex(c *Ctx, args [][]byte) error {
+	r, ok := types.ParseLexRange(args[2], args[3])
+	if !ok {
+		return errMinMaxNotLex
+	}
+	return zremRange(c, args, types.ZRangeSpec{By: types.ByLex, Lex: r, Limit: -1})
+}
+
+// ZPOPMIN key [count]
+func cmdZPopMin(c *Ctx, args [][]byte) error { return zpopGeneric(c, args, false) }
+
+// ZPOPMAX key [count]
+func cmdZPopMax(c *Ctx, args [][]byte) error { return zpopGeneric(c, args, true) }
+
+func zpopGeneric(c *Ctx, args [][]byte, max bool) error {
+	if len(args) > 3 {
+		return errSyntax
+	}
+	count := int64(1)
+	if len(args) == 3 {
+		n, ok := types.ParseInt(args[2])
+		if !ok || n < 0 {
+			return errPositiveNumber
+		}
+		count = n
+	}
+	_, elems, err := c.DB.ZPop(args[1:2], max, count)
+	if err != nil {
+		return err
+	}
+	c.writeElems(elems, true)
+	return nil
+}
+
+// parseMPop parses the "numkeys key [key ...] MIN|MAX [COUNT count]" of
+// ZMPOP and BZMPOP, which starts at args[numIdx].
+func parseMPop(args [][]byte, numIdx int) (keys [][]byte, popMax bool, count int64, err error) {
+	numkeys, ok := types.ParseInt(args[numIdx])
+	if !ok || numkeys < 1 {
+		return nil, false, 0, errNumkeysPositive
+	}
+	if numkeys >= int64(len(args)) {
+		return nil, false, 0, errSyntax
+	}
+	whereIdx := numIdx + int(numkeys) + 1
+	if whereIdx >= len(args) {
+		return nil, false, 0, errSyntax
+	}
+	switch {
+	case is(args[whereIdx], "MIN"):
+	case is(args[whereIdx], "MAX"):
+		popMax = true
+	default:
+		return nil, false, 0, errSyntax
+	}
+	count = 0 // not given yet; it defaults to 1
+	for j := whereIdx + 1; j < len(args); j++ {
+		if count != 0 || !is(args[j], "COUNT") || j+1 >= len(args) {
+			return nil, false, 0, errSyntax
+		}
+		j++
+		n, ok := types.ParseInt(args[j])
+		if !ok || n < 1 {
+			return nil, false, 0, errCountPositive
+		}
+		count = n
+	}
+	return args[numIdx+1 : whereIdx], popMax, max(count, 1), nil
+}
+
+// writeMPop replies to ZMPOP and BZMPOP: [key, [[member, score], ...]], or
+// a null array when no key had elements.
+func (c *Ctx) writeMPop(key []byte, elems []types.ScoreMember) {
+	if key == nil {
+		writeNullArray(c)
+		return
+	}
+	c.Conn.WriteArray(2)
+	c.Conn.WriteBulk(key)
+	c.Conn.WriteArray(len(elems))
+	for _, e := range elems {
+		c.Conn.WriteArray(2)
+		c.Conn.WriteBulk(e.Member)
+		c.writeScore(e.Score)
+	}
+}
+
+// ZMPOP numkeys key [key ...] MIN|MAX [COUNT count]
+func cmdZMPop(c *Ctx, args [][]byte) error {
+	keys, max, count, err := parseMPop(args, 1)
+	if err != nil {
+		return err
+	}
+	key, elems, err := c.DB.ZPop(keys, max, count)
+	if err != nil {
+		return err
+	}
+	c.writeMPop(key, elems)
+	return nil
+}
+
+// ZRANDMEMBER key [count [WITHSCORES]]
+func cmdZRandMember(c *Ctx, args [][]byte) error {
+	if len(args) == 2 {
+		elems, err := c.DB.ZRandMember(args[1], 1)
+		if err != nil {
+			return err
+		}
+		if len(elems) == 0 {
+			c.Conn.WriteNull()
+		} else {
+			c.Conn.WriteBulk(elems[0].Member)
+		}
+		return nil
+	}
+	count, err := parseInt(args[2])
+	if err != nil {
+		return err
+	}
+	if count == math.MinInt64 {
+		return errRandCountRange
+	}
+	withScores := false
+	switch {
+	case len(args) > 4 || (len(args) == 4 && !is(args[3], "WITHSCORES")):
+		return errSyntax
+	case len(args) == 4:
+		withScores = true
+		if count < -math.MaxInt64/2 || count > math.MaxInt64/2 {
+			return errCountRange
+		}
+	}
+	// Shale's own bound: members that may repeat are built in memory.
+	if count < -types.MaxRandCount {
+		return errCountRange
+	}
+	elems, err := c.DB.ZRandMember(args[1], count)
+	if err != nil {
+		return err
+	}
+	c.writeElems(elems, withScores)
+	return nil
+}
+
+// zsetOpGeneric serves ZUNION, ZINTER, ZDIFF, their STORE forms (dst !=
+// nil) and ZINTERCARD (card). numkeys is args[numIdx]. Redis checks the
+// input types before it parses WEIGHTS, AGGREGATE and LIMIT, so a bad option
+// on a WRONGTYPE input answers WRONGTYPE.
+func zsetOpGeneric(c *Ctx, args [][]byte, numIdx int, op types.SetOp, dst []byte, card bool) error {
+	setnum, err := parseInt(args[numIdx])
+	if err != nil {
+		return err
+	}
+	if setnum < 1 {
+		return errNoInputKeys(lower(args[0]))
+	}
+	if setnum > int64(len(args)-numIdx-1) {
+		return errSyntax
+	}
+	keys := args[numIdx+1 : numIdx+1+int(setnum)]
+	spec := types.ZSetOpSpec{Op: op, Keys: keys}
+	withScores := false
+	limit := int64(0)
+	optErr := func() error {
+		for j := numIdx + 1 + int(setnum); j < len(args); {
+			remaining := len(args) - j
+			switch {
+			case op != types.OpDiff && !card && remaining >= len(keys)+1 && is(args[j], "WEIGHTS"):
+				j++
+				spec.Weights = make([]float64, len(keys))
+				for i := range keys {
+					w, ok := types.ParseScore(args[j])
+					if !ok {
+						return errWeightNotFloat
+					}
+					spec.Weights[i] = w
+					j++
+				}
+			case op != types.OpDiff && !card && remaining >= 2 && is(args[j], "AGGREGATE"):
+				switch {
+				case is(args[j+1], "SUM"):
+					spec.Agg = types.AggSum
+				case is(args[j+1], "MIN"):
+					spec.Agg = types.AggMin
+				case is(args[j+1], "MAX"):
+					spec.Agg = types.AggMax
+				default:
+					return errSyntax
+				}
+				j += 2
+			case dst == nil && !card && is(args[j], "WITHSCORES"):
+				withScores = true
+				j++
+			case card && remaining >= 2 && is(args[j], "LIMIT"):
+				n, ok := types.ParseInt(args[j+1])
+				if !ok || n < 0 {
+					return errLimitNegative
+				}
+				limit = n
+				j += 2
+			default:
+				return errSyntax
+			}
+		}
+		return nil
+	}()
+	if optErr != nil {
+		if err := c.DB.ZSetOpCheck(keys); err != nil {
+			return err
+		}
+		return optErr
+	}
+	switch {
+	case card:
+		n, err := c.DB.ZInterCard(keys, limit)
+		if err != nil {
+			return err
+		}
+		c.Conn.WriteInt64(n)
+	case dst != nil:
+		n, err := c.DB.ZSetOpStore(dst, spec)
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			c.signalKeyReady(c.DB.Index(), dst)
+		}
+		c.Conn.WriteInt64(n)
+	default:
+		elems, err := c.DB.ZSetOp(spec)
+		if err != nil {
+			return err
+		}
+		c.writeElems(elems, withScores)
+	}
+	return nil
+}
+
+// ZUNION numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM|MIN|MAX] [WITHSCORES]
+func cmdZUnion(c *Ctx, args [][]byte) error {
+	return zsetOpGeneric(c, args, 1, types.OpUnion, nil, false)
+}
+
+// ZINTER numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM|MIN|MAX] [WITHSCORES]
+func cmdZInter(c *Ctx, args [][]byte) error {
+	return zsetOpGeneric(c, args, 1, types.OpInter, nil, false)
+}
+
+// ZDIFF numkeys key [key ...] [WITHSCORES]
+func cmdZDiff(c *Ctx, args [][]byte) error {
+	return zsetOpGeneric(c, args, 1, types.OpDiff, nil, false)
+}
+
+// ZUNIONSTORE destination numkeys key [key ...] [WEIGHTS ...] [AGGREGATE ...]
+func cmdZUnionStore(c *Ctx, args [][]byte) error {
+	return zsetOpGeneric(c, args, 2, types.OpUnion, args[1], false)
+}
+
+// ZINTERSTORE destination numkeys key [key ...] [WEIGHTS ...] [AGGREGATE ...]
+func cmdZInterStore(c *Ctx, args [][]byte) error {
+	return zsetOpGeneric(c, args, 2, types.OpInter, args[1], false)
+}
+
+// ZDIFFSTORE destination numkeys key [key ...]
+func cmdZDiffStore(c *Ctx, args [][]byte) error {
+	return zsetOpGeneric(c, args, 2, types.OpDiff, args[1], false)
+}
+
+// ZINTERCARD numkeys key [key ...] [LIMIT limit]
+func cmdZInterCard(c *Ctx, args [][]byte) error {
+	return zsetOpGeneric(c, args, 1, types.OpInter, nil, true)
+}
+
+// ZSCAN key cursor [MATCH pattern] [COUNT count]
+func cmdZScan(c *Ctx, args [][]byte) error {
+	cursor, err := parseCursor(args[2])
+	if err != nil {
+		return err
+	}
+	o, err := scanOptions(args[3:], false)
+	if err != nil {
+		return err
+	}
+	next, elems, err := c.DB.ZScan(args[1], cursor, o.Match, o.Count)
+	if err != nil {
+		return err
+	}
+	c.Conn.WriteArray(2)
+	c.Conn.WriteBulkString(strconv.FormatUint(next, 10))
+	c.writeElems(elems, true)
+	return nil
+}
+
+// BZPOPMIN key [key ...] timeout
+func cmdBZPopMin(c *Ctx, args [][]byte) error { return bzpopGeneric(c, args, false) }
+
+// BZPOPMAX key [key ...] timeout
+func cmdBZPopMax(c *Ctx, args [][]byte) error { return bzpopGeneric(c, args, true) }
+
+// bzpopGeneric pops one element from the first non-empty zset among the
+// keys, waiting for one when there is none: [key, member, score], or the
+// null array on timeout.
+func bzpopGeneric(c *Ctx, args [][]byte, max bool) error {
+	timeout, err := parseTimeout(args[len(args)-1])
+	if err != nil {
+		return err
+	}
+	return c.Srv.blockOn(c, args[1:len(args)-1], timeout, "zset", func(keys [][]byte) (bool, error) {
+		key, elems, err := c.DB.ZPop(keys, max, 1)
+		if err != nil || key == nil {
+			return false, err
+		}
+		c.Conn.WriteArray(3)
+		c.Conn.WriteBulk(key)
+		c.Conn.WriteBulk(elems[0].Member)
+		c.writeScore(elems[0].Score)
+		return true, nil
+	})
+}
+
+// BZMPOP timeout numkeys key [key ...] MIN|MAX [COUNT count]. As in Redis
+// the timeout is checked after the other arguments.
+func cmdBZMPop(c *Ctx, args [][]byte) error {
+	keys, max, count, err := parseMPop(args, 2)
+	if err != nil {
+		return err
+	}
+	timeout, err := parseTimeout(args[1])
+	if err != nil {
+		return err
+	}
+	return c.Srv.blockOn(c, keys, timeout, "zset", func(keys [][]byte) (bool, error) {
+		key, elems, err := c.DB.ZPop(keys, max, count)
+		if err != nil || key == nil {
+			return false, err
+		}
+		c.writeMPop(key, elems)
+		return true, nil
+	})
+}
+
+var zsetCommands = []Command{
+	cmd("zadd", -4, Write|Fast, 1, 1, 1, cmdZAdd),
+	cmd("zincrby", 4, Write|Fast, 1, 1, 1, cmdZIncrBy),
+	cmd("zscore", 3, ReadOnly|Fast, 1, 1, 1, cmdZScore),
+	cmd("zmscore", -3, ReadOnly|Fast, 1, 1, 1, cmdZMScore),
+	cmd("zcard", 2, ReadOnly|Fast, 1, 1, 1, cmdZCard),
+	cmd("zcount", 4, ReadOnly|Fast, 1, 1, 1, cmdZCount),
+	cmd("zlexcount", 4, ReadOnly|Fast, 1, 1, 1, cmdZLexCount),
+	cmd("zrange", -4, ReadOnly, 1, 1, 1, cmdZRange),
+	cmd("zrangestore", -5, Write, 1, 2, 1, cmdZRangeStore),
+	cmd("zrevrange", -4, ReadOnly, 1, 1, 1, cmdZRevRange),
+	cmd("zrangebyscore", -4, ReadOnly, 1, 1, 1, cmdZRangeByScore),
+	cmd("zrevrangebyscore", -4, ReadOnly, 1, 1, 1, cmdZRevRangeByScore),
+	cmd("zrangebylex", -4, ReadOnly, 1, 1, 1, cmdZRangeByLex),
+	cmd("zrevrangebylex", -4, ReadOnly, 1, 1, 1, cmdZRevRangeByLex),
+	cmd("zrank", -3, ReadOnly|Fast, 1, 1, 1, cmdZRank),
+	cmd("zrevrank", -3, ReadOnly|Fast, 1, 1, 1, cmdZRevRank),
+	cmd("zrem", -3, Write|Fast, 1, 1, 1, cmdZRem),
+	cmd("zremrangebyrank", 4, Write, 1, 1, 1, cmdZRemRangeByRank),
+	cmd("zremrangebyscore", 4, Write, 1, 1, 1, cmdZRemRangeByScore),
+	cmd("zremrangebylex", 4, Write, 1, 1, 1, cmdZRemRangeByLex),
+	cmd("zpopmin", -2, Write|Fast, 1, 1, 1, cmdZPopMin),
+	cmd("zpopmax", -2, Write|Fast, 1, 1, 1, cmdZPopMax),
+	cmd("zmpop", -4, Write, 0, 0, 0, cmdZMPop),
+	cmd("zrandmember", -2, ReadOnly, 1, 1, 1, cmdZRandMember),
+	cmd("zunion", -3, ReadOnly, 0, 0, 0, cmdZUnion),
+	cmd("zinter", -3, ReadOnly, 0, 0, 0, cmdZInter),
+	cmd("zdiff", -3, ReadOnly, 0, 0, 0, cmdZDiff),
+	cmd("zunionstore", -4, Write, 1, 1, 1, cmdZUnionStore),
+	cmd("zinterstore", -4, Write, 1, 1, 1, cmdZInterStore),
+	cmd("zdiffstore", -4, Write, 1, 1, 1, cmdZDiffStore),
+	cmd("zintercard", -3, ReadOnly, 0, 0, 0, cmdZInterCard),
+	cmd("zscan", -3, ReadOnly, 1, 1, 1, cmdZScan),
+	cmd("bzpopmin", -3, Write|Fast, 1, -2, 1, cmdBZPopMin),
+	cmd("bzpopmax", -3, Write|Fast, 1, -2, 1, cmdBZPopMax),
+	cmd("bzmpop", -5, Write, 0, 0, 0, cmdBZMPop),
+}
+
+// zsetDocs are the sorted-set commands' COMMAND DOCS entries.
+var zsetDocs = map[string]cmdDoc{
+	"zadd":             {"Add one or more members to a sorted set, or update its score if it already exists", "1.2.0", "sorted-set", "key [NX|XX] [GT|LT] [CH] [INCR] score member [score member ...]"},
+	"zincrby":          {"Increment the score of a member in a sorted set", "1.2.0", "sorted-set", "key increment member"},
+	"zscore":           {"Get the score associated with the given member in a sorted set", "1.2.0", "sorted-set", "key member"},
+	"zmscore":          {"Get the score associated with the given members in a sorted set", "6.2.0", "sorted-set", "key member [member ...]"},
+	"zcard":            {"Get the number of members in a sorted set", "1.2.0", "sorted-set", "key"},
+	"zcount":           {"Count the members in a sorted set with scores within the given values", "2.0.0", "sorted-set", "key min max"},
+	"zlexcount":        {"Count the number of members in a sorted set between a given lexicographical range", "2.8.9", "sorted-set", "key min max"},
+	"zrange":           {"Return a range of members in a sorted set", "1.2.0", "sorted-set", "key start stop [BYSCORE|BYLEX] [REV] [LIMIT offset count] [WITHSCORES]"},
+	"zrangestore":      {"Store a range of members from sorted set into another key", "6.2.0", "sorted-set", "dst src min max [BYSCORE|BYLEX] [REV] [LIMIT offset count]"},
+	"zrevrange":        {"Return a range of members in a sorted set, by index, with scores ordered from high to low", "1.2.0", "sorted-set", "key start stop [WITHSCORES]"},
+	"zrangebyscore":    {"Return a range of members in a sorted set, by score", "1.0.5", "sorted-set", "key min max [WITHSCORES] [LIMIT offset count]"},
+	"zrevrangebyscore": {"Return a range of members in a sorted set, by score, with scores ordered from high to low", "2.2.0", "sorted-set", "key max min [WITHSCORES] [LIMIT offset count]"},
+	"zrangebylex":      {"Return a range of members in a sorted set, by lexicographical range", "2.8.9", "sorted-set", "key min max [LIMIT offset count]"},
+	"zrevrangebylex":   {"Return a range of members in a sorted set, by lexicographical range, ordered from higher to lower strings.", "2.8.9", "sorted-set", "key max min [LIMIT offset count]"},
+	"zrank":            {"Determine the index of a member in a sorted set", "2.0.0", "sorted-set", "key member [WITHSCORE]"},
+	"zrevrank":         {"Determine the index of a member in a sorted set, with scores ordered from high to low", "2.0.0", "sorted-set", "key member [WITHSCORE]"},
+	"zrem":             {"Remove one or more members from a sorted set", "1.2.0", "sorted-set", "key member [member ...]"},
+	"zremrangebyrank":  {"Remove all members in a sorted set within the given indexes", "2.0.0", "sorted-set", "key start stop"},
+	"zremrangebyscore": {"Remove all members in a sorted set within the given scores", "1.2.0", "sorted-set", "key min max"},
+	"zremrangebylex":   {"Remove all members in a sorted set between the given lexicographical range", "2.8.9", "sorted-set", "key min max"},
+	"zpopmin":          {"Remove and return members with the lowest scores in a sorted set", "5.0.0", "sorted-set", "key [count]"},
+	"zpopmax":          {"Remove and return members with the highest scores in a sorted set", "5.0.0", "sorted-set", "key [count]"},
+	"zmpop":            {"Remove and return members with scores in a sorted set", "7.0.0", "sorted-set", "numkeys key [key ...] MIN|MAX [COUNT count]"},
+	"zrandmember":      {"Get one or multiple random elements from a sorted set", "6.2.0", "sorted-set", "key [count [WITHSCORES]]"},
+	"zunion":           {"Add multiple sorted sets", "6.2.0", "sorted-set", "numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM|MIN|MAX] [WITHSCORES]"},
+	"zinter":           {"Intersect multiple sorted sets", "6.2.0", "sorted-set", "numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM|MIN|MAX] [WITHSCORES]"},
+	"zdiff":            {"Subtract multiple sorted sets", "6.2.0", "sorted-set", "numkeys key [key ...] [WITHSCORES]"},
+	"zunionstore":      {"Add multiple sorted sets and store the resulting sorted set in a new key", "2.0.0", "sorted-set", "destination numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM|MIN|MAX]"},
+	"zinterstore":      {"Intersect multiple sorted sets and store the resulting sorted set in a new key", "2.0.0", "sorted-set", "destination numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM|MIN|MAX]"},
+	"zdiffstore":       {"Subtract multiple sorted sets and store the resulting sorted set in a new key", "6.2.0", "sorted-set", "destination numkeys key [key ...]"},
+	"zintercard":       {"Intersect multiple sorted sets and return the cardinality of the result", "7.0.0", "sorted-set", "numkeys key [key ...] [LIMIT limit]"},
+	"zscan":            {"Incrementally iterate sorted sets elements and associated scores", "2.8.0", "sorted-set", "key cursor [MATCH pattern] [COUNT count]"},
+	"bzpopmin":         {"Remove and return the member with the lowest score from one or more sorted sets, or block until one is available", "5.0.0", "sorted-set", "key [key ...] timeout"},
+	"bzpopmax":         {"Remove and return the member with the highest score from one or more sorted sets, or block until one is available", "5.0.0", "sorted-set", "key [key ...] timeout"},
+	"bzmpop":           {"Remove and return members with scores in a sorted set or block until one is available", "7.0.0", "sorted-set", "timeout numkeys key [key ...] MIN|MAX [COUNT count]"},
+}

@@ -1,0 +1,696 @@
+package types
+
+import (
+	"bytes"
+	"cmp"
+	"slices"
+
+	"github.com/shaledb/shale/metadata"
+	"github.com/shaledb/shale/server/store"
+	"github.com/shaledb/shale/subkey"
+)
+
+// Sets: one sub-key per member, subkey.AppendKey(uid, member) with an empty
+// value, and Meta.Size is the cardinality. Members come out of the store in
+// byte order, so SMEMBERS, SINTER, SUNION and SDIFF all answer sorted.
+
+// setIntsetEntries is Redis's set-max-intset-entries: a set of at most this
+// many integers is an "intset" in OBJECT ENCODING.
+const setIntsetEntries = 512
+
+// MaxSetRandCount bounds SRANDMEMBER's negative count (members may repeat):
+// the reply is built in memory, where Redis would stream 2^63 elements.
+const MaxSetRandCount = 1 << 24
+
+// interChunk is how many members of the smallest set SINTER and SDIFF probe
+// the other sets for with one MultiGet.
+const interChunk = 512
+
+// loadSet loads key expecting a set.
+func (d *DB) loadSet(key []byte) (*keyState, error) {
+	return d.loadType(key, metadata.TypeSet, d.e.now())
+}
+
+// uniqueMembers returns members without repeats, in first-seen order.
+func uniqueMembers(members [][]byte) [][]byte {
+	if len(members) == 1 {
+		return members
+	}
+	seen := make(map[string]bool, len(members))
+	out := make([][]byte, 0, len(members))
+	for _, m := range members {
+		if !seen[string(m)] {
+			seen[string(m)] = true
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// setMembers reads every member of the live set ks, in byte order.
+func (d *DB) setMembers(ks *keyState) ([][]byte, error) {
+	out := make([][]byte, 0, ks.m.Size)
+	err := d.iterSub(ks.m.UID, func(m, _ []byte) bool {
+		out = append(out, append([]byte{}, m...))
+		return true
+	})
+	return out, err
+}
+
+// SAdd is SADD: it returns the number of members that were new.
+func (d *DB) SAdd(key []byte, members [][]byte) (int64, error) {
+	unlock := d.lock(key)
+	defer unlock()
+	ks, err := d.loadSet(key)
+	if err != nil {
+		return 0, err
+	}
+	uniq := uniqueMembers(members)
+	var found []bool
+	if ks.live {
+		if _, found, err = d.subValues(ks, uniq); err != nil {
+			return 0, err
+		}
+	}
+	var added int64
+	for i := range uniq {
+		if found == nil || !found[i] {
+			added++
+		}
+	}
+	if added == 0 {
+		return 0, nil
+	}
+	err = d.write(func(b *store.Batch) error {
+		if !ks.live {
+			if err := ks.create(b, metadata.TypeSet); err != nil {
+				return err
+			}
+		}
+		for i, m := range uniq {
+			if found == nil || !found[i] {
+				b.Put(store.CFSubkey, ks.skey(m), nil)
+			}
+		}
+		ks.m.Size += uint64(added)
+		ks.save(b)
+		return nil
+	})
+	d.checkSize(key)
+	return added, err
+}
+
+// SRem is SREM: it returns the number of members removed. Removing the last
+// member removes the key.
+func (d *DB) SRem(key []byte, members [][]byte) (int64, error) {
+	unlock := d.lock(key)
+	defer unlock()
+	ks, err := d.loadSet(key)
+	if err != nil || !ks.live {
+		return 0, err
+	}
+	uniq := uniqueMembers(members)
+	_, found, err := d.subValues(ks, uniq)
+	if err != nil {
+		return 0, err
+	}
+	var removed int64
+	for _, f := range found {
+		if f {
+			removed++
+		}
+	}
+	if removed == 0 {
+		return 0, nil
+	}
+	err = d.write(func(b *store.Batch) error {
+		for i, m := range uniq {
+			if found[i] {
+				b.Delete(store.CFSubkey, ks.skey(m))
+			}
+		}
+		ks.m.Size -= uint64(removed)
+		ks.save(b)
+		return nil
+	})
+	d.checkSize(key)
+	return removed, err
+}
+
+// SCard is SCARD.
+func (d *DB) SCard(key []byte) (int64, error) {
+	unlock := d.lock(key)
+	defer unlock()
+	ks, err := d.loadSet(key)
+	if err != nil || !ks.live {
+		return 0, err
+	}
+	return int64(ks.m.Size), nil
+}
+
+// SIsMember is SISMEMBER.
+func (d *DB) SIsMember(key, member []byte) (bool, error) {
+	unlock := d.lock(key)
+	defer unlock()
+	ks, err := d.loadSet(key)
+	if err != nil || !ks.live {
+		return false, err
+	}
+	_, ok, err := d.st.Get(store.CFSubkey, ks.skey(member))
+	return ok, err
+}
+
+// SMIsMember is SMISMEMBER: one answer per member, repeats included.
+func (d *DB) SMIsMember(key []byte, members [][]byte) ([]bool, error) {
+	unlock := d.lock(key)
+	defer unlock()
+	ks, err := d.loadSet(key)
+	if err != nil {
+		return nil, err
+	}
+	if !ks.live {
+		return make([]bool, len(members)), nil
+	}
+	_, found, err := d.subValues(ks, members)
+	return found, err
+}
+
+// SMembers is SMEMBERS, in byte order.
+func (d *DB) SMembers(key []byte) ([][]byte, error) {
+	unlock := d.lock(key)
+	defer unlock()
+	ks, err := d.loadSet(key)
+	if err != nil || !ks.live {
+		return nil, err
+	}
+	return d.setMembers(ks)
+}
+
+// SRandMember is SRANDMEMBER with a count: count > 0 returns min(count,
+// size) distinct members, count < 0 returns exactly -count members that may
+// repeat. The caller bounds a negative count (MaxSetRandCount). For a big
+// set and a small count it draws by random seeks (see set_sample.go).
+func (d *DB) SRandMember(key []byte, count int64) ([][]byte, error) {
+	unlock := d.lock(key)
+	defer unlock()
+	ks, err := d.loadSet(key)
+	if err != nil || !ks.live || count == 0 {
+		return nil, err
+	}
+	switch {
+	case count < 0:
+		return d.randomMembers(ks, uint64(-count), true)
+	case uint64(count) >= ks.m.Size:
+		all, err := d.setMembers(ks)
+		if err != nil {
+			return nil, err
+		}
+		return pickDistinct(newRand(), all, len(all)), nil
+	}
+	return d.randomMembers(ks, uint64(count), false)
+}
+
+// SPop is SPOP: it removes and returns min(count, size) random distinct
+// members; count is not negative. Popping every member removes the key in
+// O(1). When more members go than stay, the ones that stay are written under
+// a new uid (the old one is reclaimed like a deleted key), so the batch
+// holds min(popped, kept) records.
+func (d *DB) SPop(key []byte, count int64) ([][]byte, error) {
+	unlock := d.lock(key)
+	defer unlock()
+	ks, err := d.loadSet(key)
+	if err != nil || !ks.live || count == 0 {
+		return nil, err
+	}
+	size := ks.m.Size
+	if uint64(count) >= size {
+		all, err := d.setMembers(ks)
+		if err != nil {
+			return nil, err
+		}
+		err = d.write(func(b *store.Batch) error { ks.remove(b); return nil })
+		return pickDistinct(newRand(), all, len(all)), err
+	}
+	n := uint64(count)
+	var popped, kept [][]byte
+	if seekSampling(size, n) {
+		var ok bool
+		if popped, ok, err = d.sampleBySeeks(newRand(), ks, n); err != nil {
+			return nil, err
+		}
+		if !ok {
+			popped = nil
+		}
+	}
+	if popped == nil {
+		all, err := d.setMembers(ks)
+		if err != nil {
+			return nil, err
+		}
+		popped = pickDistinct(newRand(), all, int(n))
+		if rest := all[n:]; len(rest) < len(popped) {
+			kept = rest
+		}
+	}
+	err = d.write(func(b *store.Batch) error {
+		if kept == nil {
+			for _, m := range popped {
+				b.Delete(store.CFSubkey, ks.skey(m))
+			}
+			ks.m.Size -= n
+			ks.save(b)
+			return nil
+		}
+		exp := ks.m.ExpireMs
+		if err := ks.create(b, metadata.TypeSet); err != nil {
+			return err
+		}
+		ks.m.ExpireMs = exp
+		for _, m := range kept {
+			b.Put(store.CFSubkey, ks.skey(m), nil)
+		}
+		ks.m.Size = uint64(len(kept))
+		ks.save(b)
+		return nil
+	})
+	d.checkSize(key)
+	return popped, err
+}
+
+// SMove is SMOVE: it reports whether member moved from src to dst. As in
+// Redis, a missing src answers false before dst's type is checked, and
+// src == dst only checks membership.
+func (d *DB) SMove(src, dst, member []byte) (bool, error) {
+	unlock := d.lock(src, dst)
+	defer unlock()
+	now := d.e.now()
+	ks, err := d.load(src, now)
+	if err != nil || !ks.live {
+		return false, err
+	}
+	kd, err := d.load(dst, now)
+	if err != nil {
+		return false, err
+	}
+	if ks.m.Type != metadata.TypeSet || (kd.live && kd.m.Type != metadata.TypeSet) {
+		return false, ErrWrongType
+	}
+	_, ok, err := d.st.Get(store.CFSubkey, ks.skey(member))
+	if err != nil || !ok || bytes.Equal(src, dst) {
+		return ok, err
+	}
+	inDst := false
+	if kd.live {
+		if _, inDst, err = d.st.Get(store.CFSubkey, kd.skey(member)); err != nil {
+			return false, err
+		}
+	}
+	err = d.write(func(b *store.Batch) error {
+		b.Delete(store.CFSubkey, ks.skey(member))
+		ks.m.Size--
+		ks.save(b)
+		if inDst {
+			return nil
+		}
+		if !kd.live {
+			if err := kd.create(b, metadata.TypeSet); err != nil {
+				return err
+			}
+		}
+		b.Put(store.CFSubkey, kd.skey(member), nil)
+		kd.m.Size++
+		kd.save(b)
+		return nil
+	})
+	d.checkSize(src)
+	d.checkSize(dst)
+	return err == nil, err
+}
+
+// loadSets loads keys as the sources of SINTER, SUNION and SDIFF: nil for a
+// missing key (an empty set), ErrWrongType if any key holds another type.
+func (d *DB) loadSets(keys [][]byte) ([]*keyState, error) {
+	now := d.e.now()
+	sets := make([]*keyState, len(keys))
+	for i, k := range keys {
+		ks, err := d.loadType(k, metadata.TypeSet, now)
+		if err != nil {
+			return nil, err
+		}
+		if ks.live {
+			sets[i] = ks
+		}
+	}
+	return sets, nil
+}
+
+// probeAll keeps the members of cands that every set of others holds, in
+// order, reading them with one MultiGet per set.
+func (d *DB) probeAll(cands [][]byte, others []*keyState) ([][]byte, error) {
+	for _, o := range others {
+		if len(cands) == 0 {
+			break
+		}
+		_, found, err := d.subValues(o, cands)
+		if err != nil {
+			return nil, err
+		}
+		kept := cands[:0]
+		for i, c := range cands {
+			if found[i] {
+				kept = append(kept, c)
+			}
+		}
+		cands = kept
+	}
+	return cands, nil
+}
+
+// probeNone keeps the members of cands that no set of others holds.
+func (d *DB) probeNone(cands [][]byte, others []*keyState) ([][]byte, error) {
+	for _, o := range others {
+		if len(cands) == 0 {
+			break
+		}
+		_, found, err := d.subValues(o, cands)
+		if err != nil {
+			return nil, err
+		}
+		kept := cands[:0]
+		for i, c := range cands {
+			if !found[i] {
+				kept = append(kept, c)
+			}
+		}
+		cands = kept
+	}
+	return cands, nil
+}
+
+// eachChunk calls fn with the members of the live set ks, interChunk at a
+// time, in byte order, until fn returns false. The members are copies.
+func (d *DB) eachChunk(ks *keyState, fn func(chunk [][]byte) (bool, error)) error {
+	chunk := make([][]byte, 0, min(ks.m.Size, interChunk))
+	more := true
+	var ferr error
+	err := d.iterSub(ks.m.UID, func(m, _ []byte) bool {
+		chunk = append(chunk, append([]byte{}, m...))
+		if len(chunk) == interChunk {
+			more, ferr = fn(chunk)
+			chunk = chunk[:0]
+		}
+		return more && ferr == nil
+	})
+	if err != nil {
+		return err
+	}
+	if ferr != nil {
+		return ferr
+	}
+	if more && len(chunk) > 0 {
+		_, ferr = fn(chunk)
+	}
+	return ferr
+}
+
+// interEach calls fn with the members of the intersection of sets, in byte
+// order, until fn returns false. It iterates the smallest set and probes the
+// others, smallest first, with MultiGet; a missing set makes it empty.
+func (d *DB) interEach(sets []*keyState, fn func(member []byte) bool) error {
+	if len(sets) == 0 || slices.Contains(sets, nil) {
+		return nil
+	}
+	order := slices.Clone(sets)
+	slices.SortFunc(order, func(a, b *keyState) int { return cmp.Compare(a.m.Size, b.m.Size) })
+	// A set named twice is probed once; the smallest is never probed.
+	others := order[:0:0]
+	for _, ks := range order[1:] {
+		if ks.m.UID != order[0].m.UID && !slices.ContainsFunc(others, func(o *keyState) bool { return o.m.UID == ks.m.UID }) {
+			others = append(others, ks)
+		}
+	}
+	return d.eachChunk(order[0], func(chunk [][]byte) (bool, error) {
+		kept, err := d.probeAll(chunk, others)
+		if err != nil {
+			return false, err
+		}
+		for _, m := range kept {
+			if !fn(m) {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+}
+
+// inter is the intersection of sets.
+func (d *DB) inter(sets []*keyState) ([][]byte, error) {
+	var out [][]byte
+	err := d.interEach(sets, func(m []byte) bool { out = append(out, m); return true })
+	return out, err
+}
+
+// union is the union of sets, sorted, without repeats.
+func (d *DB) union(sets []*keyState) ([][]byte, error) {
+	var out [][]byte
+	n := 0
+	seen := make(map[uint64]bool, len(sets))
+	for _, ks := range sets {
+		if ks == nil || seen[ks.m.UID] {
+			continue
+		}
+		seen[ks.m.UID] = true
+		n++
+		all, err := d.setMembers(ks)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, all...)
+	}
+	if n > 1 {
+		slices.SortFunc(out, bytes.Compare)
+		out = slices.CompactFunc(out, bytes.Equal)
+	}
+	return out, nil
+}
+
+// diff is the members of sets[0] that no other set holds, sorted. Like
+// Redis, it picks between two algorithms by their work: probing each member
+// of the first set in the others (MultiGet per chunk), or reading the others
+// in order and merging them out of the sorted first set.
+func (d *DB) diff(sets []*keyState) ([][]byte, error) {
+	first := sets[0]
+	if first == nil {
+		return nil, nil
+	}
+	var others []*keyState
+	var probeWork, mergeWork uint64
+	for _, ks := range sets[1:] {
+		if ks == nil {
+			continue
+		}
+		if ks.m.UID == first.m.UID {
+			return nil, nil // a set minus itself
+		}
+		others = append(others, ks)
+		probeWork += first.m.Size
+		mergeWork += ks.m.Size
+	}
+	if probeWork/2 <= mergeWork+first.m.Size {
+		var out [][]byte
+		err := d.eachChunk(first, func(chunk [][]byte) (bool, error) {
+			kept, err := d.probeNone(chunk, others)
+			out = append(out, kept...)
+			return true, err
+		})
+		return out, err
+	}
+	out, err := d.setMembers(first)
+	if err != nil {
+		return nil, err
+	}
+	for _, ks := range others {
+		if len(out) == 0 {
+			break
+		}
+		// Both sides are sorted: walk them together, dropping the members
+		// of out that ks holds.
+		kept, i := out[:0], 0
+		err := d.iterSub(ks.m.UID, func(m, _ []byte) bool {
+			for i < len(out) && bytes.Compare(out[i], m) < 0 {
+				kept = append(kept, out[i])
+				i++
+			}
+			if i < len(out) && bytes.Equal(out[i], m) {
+				i++
+			}
+			return i < len(out)
+		})
+		if err != nil {
+			return nil, err
+		}
+		out = append(kept, out[i:]...)
+	}
+	return out, nil
+}
+
+// setOpFunc computes SINTER, SUNION or SDIFF over loaded sources.
+type setOpFunc func(d *DB, sets []*keyState) ([][]byte, error)
+
+// setOpRead runs op over keys: a missing key is an empty set, a key of
+// another type is ErrWrongType.
+func (d *DB) setOpRead(op setOpFunc, keys [][]byte) ([][]byte, error) {
+	unlock := d.lock(keys...)
+	defer unlock()
+	sets, err := d.loadSets(keys)
+	if err != nil {
+		return nil, err
+	}
+	return op(d, sets)
+}
+
+// setOpStore runs op over keys and stores the result in dst, whatever dst
+// held (dst may be one of keys); an empty result removes dst. It returns the
+// result's cardinality. The stored set has a new uid and no expiry.
+func (d *DB) setOpStore(op setOpFunc, dst []byte, keys [][]byte) (int64, error) {
+	unlock := d.lock(append([][]byte{dst}, keys...)...)
+	defer unlock()
+	sets, err := d.loadSets(keys)
+	if err != nil {
+		return 0, err
+	}
+	result, err := op(d, sets)
+	if err != nil {
+		return 0, err
+	}
+	kd, err := d.load(dst, d.e.now())
+	if err != nil {
+		return 0, err
+	}
+	err = d.write(func(b *store.Batch) error {
+		kd.remove(b)
+		if len(result) == 0 {
+			return nil
+		}
+		if err := kd.create(b, metadata.TypeSet); err != nil {
+			return err
+		}
+		for _, m := range result {
+			b.Put(store.CFSubkey, kd.skey(m), nil)
+		}
+		kd.m.Size = uint64(len(result))
+		kd.save(b)
+		return nil
+	})
+	d.checkSize(dst)
+	return int64(len(result)), err
+}
+
+// SInter is SINTER, sorted.
+func (d *DB) SInter(keys [][]byte) ([][]byte, error) { return d.setOpRead((*DB).inter, keys) }
+
+// SUnion is SUNION, sorted.
+func (d *DB) SUnion(keys [][]byte) ([][]byte, error) { return d.setOpRead((*DB).union, keys) }
+
+// SDiff is SDIFF, sorted.
+func (d *DB) SDiff(keys [][]byte) ([][]byte, error) { return d.setOpRead((*DB).diff, keys) }
+
+// SInterStore is SINTERSTORE.
+func (d *DB) SInterStore(dst []byte, keys [][]byte) (int64, error) {
+	return d.setOpStore((*DB).inter, dst, keys)
+}
+
+// SUnionStore is SUNIONSTORE.
+func (d *DB) SUnionStore(dst []byte, keys [][]byte) (int64, error) {
+	return d.setOpStore((*DB).union, dst, keys)
+}
+
+// SDiffStore is SDIFFSTORE.
+func (d *DB) SDiffStore(dst []byte, keys [][]byte) (int64, error) {
+	return d.setOpStore((*DB).diff, dst, keys)
+}
+
+// SInterCard is SINTERCARD: the intersection's cardinality, counting no
+// further than limit (0 = no limit).
+func (d *DB) SInterCard(keys [][]byte, limit int64) (int64, error) {
+	unlock := d.lock(keys...)
+	defer unlock()
+	sets, err := d.loadSets(keys)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	err = d.interEach(sets, func([]byte) bool {
+		n++
+		return limit == 0 || n < limit
+	})
+	return n, err
+}
+
+// SScan is SSCAN: about count members after cursor whose names match (nil =
+// all), and the next cursor (0 when done).
+func (d *DB) SScan(key []byte, cursor uint64, match []byte, count int) (uint64, [][]byte, error) {
+	unlock := d.lock(key)
+	defer unlock()
+	ks, err := d.loadSet(key)
+	if err != nil || !ks.live {
+		return 0, nil, err
+	}
+	var out [][]byte
+	next, err := d.scanSub(ks.m.UID, cursor, match, count, func(m, _ []byte) {
+		out = append(out, append([]byte{}, m...))
+	})
+	return next, out, err
+}
+
+// scanSub is the body of the SCAN family over one composite key: it
+// examines up to count sub-keys of uid after the cursor's position, calls
+// emit with each one whose sub matches (nil = all), and returns the next
+// cursor (0 when done). Cursors live in the engine's cursor table, scoped to
+// uid. sub and val are valid only during emit.
+func (d *DB) scanSub(uid, cursor uint64, match []byte, count int, emit func(sub, val []byte)) (uint64, error) {
+	lower := subkey.AppendPrefix(nil, uid)
+	if after := d.e.cursors.get(cursor, uid); after != nil {
+		lower = append(append(lower[:0], after...), 0)
+	}
+	count = max(count, 1)
+	var last []byte
+	examined := 0
+	done := true
+	err := d.st.Iterate(store.CFSubkey, lower, subkey.AppendUpperBound(nil, uid), false, func(k, v []byte) bool {
+		if examined == count {
+			done = false
+			return false
+		}
+		examined++
+		last = append(last[:0], k...)
+		if match == nil || Match(match, k[8:]) {
+			emit(k[8:], v)
+		}
+		return true
+	})
+	if err != nil || done {
+		return 0, err
+	}
+	return d.e.cursors.put(cursorPos{scope: uid, after: last}), nil
+}
+
+// setEncoding is OBJECT ENCODING for a set, as Redis 7.0 names a set built
+// by SADD: "intset" for at most set-max-intset-entries members that are all
+// integers (as string2ll reads them), "hashtable" otherwise. Redis never
+// turns a hashtable back into an intset; Shale answers from the current
+// members, so a set that shrank back differs.
+func (d *DB) setEncoding(ks *keyState) (string, error) {
+	if ks.m.Size > setIntsetEntries {
+		return "hashtable", nil
+	}
+	ints := true
+	err := d.iterSub(ks.m.UID, func(m, _ []byte) bool {
+		_, ints = ParseInt(m)
+		return ints
+	})
+	if !ints {
+		return "hashtable", err
+	}
+	return "intset", err
+}
