@@ -35,6 +35,11 @@ type Server struct {
 	// Timeout closes a client connection idle for this long. Default "0s"
 	// means never; must not be negative.
 	Timeout Duration `toml:"timeout"`
+	// TCPKeepalive is the TCP keepalive period set on every accepted
+	// connection: the idle time before the first probe and the interval
+	// between probes, as Redis's tcp-keepalive. Default "300s"; "0s" turns
+	// keepalive off; must not be negative.
+	TCPKeepalive Duration `toml:"tcp_keepalive"`
 	// EnableDebugCommand allows the DEBUG subcommands used by tests.
 	// Default false.
 	EnableDebugCommand bool `toml:"enable_debug_command"`
@@ -49,6 +54,10 @@ type Storage struct {
 	// false: the WAL is always on, so a process crash loses no acknowledged
 	// write, but a machine crash may lose the last writes.
 	SyncWrites bool `toml:"sync_writes"`
+	// BackupDir is where BGSAVE and SAVE create checkpoints, one
+	// sub-directory each. Default "./backup"; must not be empty. Keep it on
+	// the same filesystem as Dir: SST files are then hard links, not copies.
+	BackupDir string `toml:"backup_dir"`
 }
 
 // RocksDB is the [rocksdb] section. Its per-column-family options apply to
@@ -84,6 +93,18 @@ type RocksDB struct {
 	// stop until compaction catches up. Default 36; at least
 	// Level0SlowdownWritesTrigger.
 	Level0StopWritesTrigger int `toml:"level0_stop_writes_trigger"`
+	// DisableAutoCompactions stops RocksDB's automatic compactions when
+	// true (manual ones, the reclaimer's and the scheduled full compaction
+	// still run). Default false.
+	DisableAutoCompactions bool `toml:"disable_auto_compactions"`
+	// SoftPendingCompactionBytesLimit slows writes down once compaction is
+	// estimated to be this many bytes behind. Default 64 GiB; 0 means no
+	// limit.
+	SoftPendingCompactionBytesLimit ByteSize `toml:"soft_pending_compaction_bytes_limit"`
+	// HardPendingCompactionBytesLimit stops writes once compaction is
+	// estimated to be this many bytes behind. Default 256 GiB; 0 means no
+	// limit; otherwise at least SoftPendingCompactionBytesLimit.
+	HardPendingCompactionBytesLimit ByteSize `toml:"hard_pending_compaction_bytes_limit"`
 	// Compression is the compression per level, L0 first. Default
 	// ["no","no","lz4","lz4","lz4","zstd","zstd"]. Each entry is one of
 	// "no", "snappy", "zlib", "lz4", "lz4hc", "zstd"; 1..7 entries, and the
@@ -191,6 +212,16 @@ type Compaction struct {
 	// that the memtable holding the metadata delete is flushed first.
 	// Default "1s"; must not be negative.
 	ReclaimDelay Duration `toml:"reclaim_delay"`
+	// FullWindow is a daily time window, "HH:MM-HH:MM" in the server's local
+	// time zone (the TZ environment variable), in which one full compaction
+	// of every column family runs; the window may cross midnight
+	// ("23:30-01:00"). Default "" means no scheduled compaction.
+	FullWindow string `toml:"full_window"`
+	// FullMaxBytesPerSec paces the scheduled full compaction: it compacts one
+	// key range at a time and waits between ranges so that on average it
+	// reads no more than this many SST bytes per second. Default 64 MiB;
+	// 0 means no pacing.
+	FullMaxBytesPerSec ByteSize `toml:"full_max_bytes_per_sec"`
 }
 
 // Log is the [log] section.
@@ -209,32 +240,37 @@ type Log struct {
 func Default() Config {
 	return Config{
 		Server: Server{
-			Bind:       "127.0.0.1",
-			Port:       6379,
-			Databases:  16,
-			MaxClients: 10000,
+			Bind:         "127.0.0.1",
+			Port:         6379,
+			Databases:    16,
+			MaxClients:   10000,
+			TCPKeepalive: Duration{300 * time.Second},
 		},
 		Storage: Storage{
-			Dir: "./data",
+			Dir:       "./data",
+			BackupDir: "./backup",
 		},
 		RocksDB: RocksDB{
-			BlockCacheBytes:                256 * MiB,
-			WriteBufferBytes:               64 * MiB,
-			MaxWriteBufferNumber:           4,
-			MaxBackgroundJobs:              4,
-			TargetFileSizeBytes:            64 * MiB,
-			MaxBytesForLevelBase:           256 * MiB,
-			Level0FileNumCompactionTrigger: 4,
-			Level0SlowdownWritesTrigger:    20,
-			Level0StopWritesTrigger:        36,
-			Compression:                    []string{"no", "no", "lz4", "lz4", "lz4", "zstd", "zstd"},
-			BloomBitsPerKey:                10,
+			BlockCacheBytes:                 256 * MiB,
+			WriteBufferBytes:                64 * MiB,
+			MaxWriteBufferNumber:            4,
+			MaxBackgroundJobs:               4,
+			TargetFileSizeBytes:             64 * MiB,
+			MaxBytesForLevelBase:            256 * MiB,
+			Level0FileNumCompactionTrigger:  4,
+			Level0SlowdownWritesTrigger:     20,
+			Level0StopWritesTrigger:         36,
+			SoftPendingCompactionBytesLimit: 64 * GiB,
+			HardPendingCompactionBytesLimit: 256 * GiB,
+			Compression:                     []string{"no", "no", "lz4", "lz4", "lz4", "zstd", "zstd"},
+			BloomBitsPerKey:                 10,
 		},
 		Compaction: Compaction{
 			ReclaimMinElements:  10000,
 			ReclaimMaxPerSecond: 4,
 			ReclaimQueueLength:  4096,
 			ReclaimDelay:        Duration{time.Second},
+			FullMaxBytesPerSec:  64 * MiB,
 		},
 		Log: Log{
 			Level:  "info",

@@ -61,9 +61,13 @@ func (c *Config) Validate() error {
 	v.intRange("server.databases", s.Databases, 1, 65536)
 	v.intMin("server.maxclients", s.MaxClients, 1)
 	v.nonNegativeDuration("server.timeout", s.Timeout)
+	v.nonNegativeDuration("server.tcp_keepalive", s.TCPKeepalive)
 
 	if c.Storage.Dir == "" {
 		v.add("storage.dir", "must not be empty")
+	}
+	if c.Storage.BackupDir == "" {
+		v.add("storage.backup_dir", "must not be empty")
 	}
 
 	r := c.RocksDB
@@ -84,6 +88,13 @@ func (c *Config) Validate() error {
 			"%d is below rocksdb.level0_slowdown_writes_trigger (%d)",
 			r.Level0StopWritesTrigger, r.Level0SlowdownWritesTrigger))
 	}
+	v.sizeMin("rocksdb.soft_pending_compaction_bytes_limit", r.SoftPendingCompactionBytesLimit, 0)
+	v.sizeMin("rocksdb.hard_pending_compaction_bytes_limit", r.HardPendingCompactionBytesLimit, 0)
+	if r.HardPendingCompactionBytesLimit > 0 && r.HardPendingCompactionBytesLimit < r.SoftPendingCompactionBytesLimit {
+		v.add("rocksdb.hard_pending_compaction_bytes_limit", fmt.Sprintf(
+			"%s is below rocksdb.soft_pending_compaction_bytes_limit (%s)",
+			r.HardPendingCompactionBytesLimit, r.SoftPendingCompactionBytesLimit))
+	}
 	v.compression("rocksdb.compression", r.Compression)
 	v.intRange("rocksdb.bloom_bits_per_key", r.BloomBitsPerKey, 0, 64)
 	v.sizeMin("rocksdb.rate_limit_bytes_per_sec", r.RateLimitBytesPerSec, 0)
@@ -99,6 +110,10 @@ func (c *Config) Validate() error {
 	}
 	v.intMin("compaction.reclaim_queue_length", m.ReclaimQueueLength, 1)
 	v.nonNegativeDuration("compaction.reclaim_delay", m.ReclaimDelay)
+	if _, err := ParseWindow(m.FullWindow); err != nil {
+		v.add("compaction.full_window", err.Error())
+	}
+	v.sizeMin("compaction.full_max_bytes_per_sec", m.FullMaxBytesPerSec, 0)
 
 	v.oneOf("log.level", c.Log.Level, logLevels)
 	v.oneOf("log.format", c.Log.Format, logFormats)
