@@ -130,6 +130,9 @@ func (o *rocksOptions) cfOptions(r conf.RocksDB, eff conf.CFOptions) (*grocksdb.
 	opts.SetLevel0FileNumCompactionTrigger(r.Level0FileNumCompactionTrigger)
 	opts.SetLevel0SlowdownWritesTrigger(r.Level0SlowdownWritesTrigger)
 	opts.SetLevel0StopWritesTrigger(r.Level0StopWritesTrigger)
+	opts.SetDisableAutoCompactions(r.DisableAutoCompactions)
+	opts.SetSoftPendingCompactionBytesLimit(uint64(r.SoftPendingCompactionBytesLimit))
+	opts.SetHardPendingCompactionBytesLimit(uint64(r.HardPendingCompactionBytesLimit))
 	opts.SetCompressionPerLevel(levels)
 
 	table := grocksdb.NewDefaultBlockBasedTableOptions()

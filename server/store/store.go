@@ -33,7 +33,13 @@ type Store struct {
 	locks    keyLocks
 	counters *counters
 	reclaim  *reclaimer
+	full     *fullCompactor
 
+	// manual is held for reading by operations that use the DB from a
+	// goroutine the store does not own (manual compactions, checkpoints);
+	// Close cancels manual compactions, then takes it to wait for them.
+	manual    sync.RWMutex
+	closing   bool // guarded by manual
 	closeOnce sync.Once
 	closed    chan struct{}
 }
@@ -81,8 +87,10 @@ func Open(cfg conf.Config, log zerolog.Logger) (*Store, error) {
 		return nil, err
 	}
 	s.reclaim = newReclaimer(s, cfg.Compaction)
+	s.full = newFullCompactor(s, cfg.Compaction)
 	gc.Publish(s)
 	go s.reclaim.run()
+	go s.full.run()
 	log.Info().Str("dir", cfg.Storage.Dir).Msg("store opened")
 	return s, nil
 }
@@ -110,6 +118,14 @@ func (s *Store) Close() error {
 	var err error
 	s.closeOnce.Do(func() {
 		close(s.closed)
+		close(s.full.stopc)
+		// Cancel the manual compactions under way (the scheduled full one,
+		// the reclaimer's, COMPACT's) and wait for their callers to leave.
+		s.db.DisableManualCompaction()
+		s.manual.Lock()
+		s.closing = true
+		s.manual.Unlock()
+		<-s.full.done
 		s.reclaim.stop()
 		err = s.Flush()
 		s.gc.Publish(nil)
@@ -249,6 +265,10 @@ func (s *Store) GCStats() compaction.Stats { return s.gc.Stats() }
 // bottommost level through the filters (a plain CompactRange could be a
 // trivial move that rewrites, and so reclaims, nothing).
 func (s *Store) Compact() {
+	if !s.beginManual() {
+		return
+	}
+	defer s.endManual()
 	opt := grocksdb.NewCompactRangeOptions()
 	defer opt.Destroy()
 	opt.SetBottommostLevelCompaction(grocksdb.KForce)
@@ -260,12 +280,29 @@ func (s *Store) Compact() {
 
 // CompactRange compacts [lower, upper) of one CF, forcing the bottommost level.
 func (s *Store) CompactRange(cf CF, lower, upper []byte) {
+	if !s.beginManual() {
+		return
+	}
+	defer s.endManual()
 	opt := grocksdb.NewCompactRangeOptions()
 	defer opt.Destroy()
 	opt.SetBottommostLevelCompaction(grocksdb.KForce)
 	opt.SetExclusiveManualCompaction(false)
 	s.db.CompactRangeCFOpt(s.cfs[cf], grocksdb.Range{Start: lower, Limit: upper}, opt)
 }
+
+// beginManual admits a manual operation unless the store is closing; a true
+// result must be paired with endManual.
+func (s *Store) beginManual() bool {
+	s.manual.RLock()
+	if s.closing {
+		s.manual.RUnlock()
+		return false
+	}
+	return true
+}
+
+func (s *Store) endManual() { s.manual.RUnlock() }
 
 // CountRecords counts the visible records of a CF by iterating it. It is
 // O(records): tests and DEBUG use it to see what compaction left on disk.
