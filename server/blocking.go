@@ -225,6 +225,10 @@ func (s *Server) blockOn(c *Ctx, keys [][]byte, timeout time.Duration, kind stri
 	if done, err := attempt(keys); done {
 		return err
 	}
+	if c.Client != nil { // unit tests drive blockOn without one
+		c.Client.blocked.Store(true)
+		defer c.Client.blocked.Store(false)
+	}
 
 	// Replies to the commands pipelined before this one go out now, as
 	// Redis sends them before it blocks the client.

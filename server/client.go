@@ -18,13 +18,24 @@ type Client struct {
 	addr       string
 	laddr      string
 	created    time.Time
-	lastActive atomic.Int64 // unix ms of the last command
+	lastActive atomic.Int64 // unix ms of the last command's start or end
+	inCmd      atomic.Int32 // > 0 while a command runs: never idle then
+	blocked    atomic.Bool  // waiting in a blocking command or CLIENT PAUSE
+	killed     atomic.Bool  // CLIENT KILL or the idle timeout closed it
+	noEvict    atomic.Bool  // CLIENT NO-EVICT ON
+	replyMode  atomic.Int32 // a replyMode: CLIENT REPLY
+
+	// Touched only by the connection's own goroutine.
+	closeAfterReply bool // CLIENT KILL of itself
+	skipSetNow      bool // this command is CLIENT REPLY SKIP
 
 	mu      sync.Mutex
 	name    string
 	db      *types.DB
 	authed  bool
 	lastCmd string
+	libName string // CLIENT SETINFO
+	libVer  string
 }
 
 func (c *Client) currentDB() *types.DB {

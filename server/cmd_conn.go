@@ -220,6 +220,13 @@ var clientSubcommands = []Subcommand{
 	{"id", 2, 0, cmdClientID},
 	{"info", 2, 0, cmdClientInfo},
 	{"list", -2, Admin, cmdClientList},
+	{"kill", -3, Admin, cmdClientKill},
+	{"pause", -3, Admin, cmdClientPause},
+	{"unpause", 2, Admin, cmdClientUnpause},
+	{"reply", 3, 0, cmdClientReply},
+	{"no-evict", 3, Admin, cmdClientNoEvict},
+	{"setinfo", 4, 0, cmdClientSetInfo},
+	{"getredir", 2, 0, cmdClientGetRedir},
 	{"help", 2, 0, cmdClientHelp},
 }
 
@@ -315,16 +322,44 @@ func cmdClientHelp(c *Ctx, _ [][]byte) error {
 		"    Return the name of the current connection.",
 		"ID",
 		"    Return the ID of the current connection.",
+		"GETREDIR",
+		"    Return the client ID we are redirecting to when tracking is enabled.",
 		"INFO",
 		"    Return information about the current client connection.",
+		"KILL <ip:port>",
+		"    Kill connection made from <ip:port>.",
+		"KILL <option> <value> [<option> <value> [...]]",
+		"    Kill connections. Options are:",
+		"    * ADDR (<ip:port>|<unixsocket>:0)",
+		"      Kill connections made from the specified address",
+		"    * LADDR (<ip:port>|<unixsocket>:0)",
+		"      Kill connections made to specified local address",
+		"    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+		"      Kill connections by type.",
+		"    * USER <username>",
+		"      Kill connections authenticated by <username>.",
+		"    * SKIPME (YES|NO)",
+		"      Skip killing current connection (default: yes).",
+		"    * ID <client-id>",
+		"      Kill connections by client id.",
 		"LIST [options ...]",
 		"    Return information about client connections. Options:",
 		"    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
 		"      Return clients of specified type.",
 		"    * ID <client-id> [<client-id> ...]",
 		"      Return clients with the given IDs.",
+		"NO-EVICT (ON|OFF)",
+		"    Protect current client connection from eviction.",
+		"PAUSE <timeout> [WRITE|ALL]",
+		"    Suspend all, or just write, clients for <timeout> milliseconds.",
+		"REPLY (ON|OFF|SKIP)",
+		"    Control the replies sent to the current connection.",
+		"SETINFO <option> <value>",
+		"    Set client meta attr. Options are: LIB-NAME, LIB-VER.",
 		"SETNAME <name>",
 		"    Assign the name <name> to the current connection.",
+		"UNPAUSE",
+		"    Stop the current client pause, resuming traffic.",
 	})
 	return nil
 }
@@ -334,7 +369,9 @@ func (s *Server) clientList() []*Client {
 	s.mu.Lock()
 	list := make([]*Client, 0, len(s.clients))
 	for _, cl := range s.clients {
-		list = append(list, cl)
+		if !cl.killed.Load() {
+			list = append(list, cl)
+		}
 	}
 	s.mu.Unlock()
 	slices.SortFunc(list, func(a, b *Client) int { return int(a.ID - b.ID) })
@@ -345,7 +382,7 @@ func (s *Server) clientList() []*Client {
 // 7.0's fields. Buffers and memory Shale does not track read 0.
 func (cl *Client) infoLine(now time.Time) string {
 	cl.mu.Lock()
-	name, lastCmd := cl.name, cl.lastCmd
+	name, lastCmd, libName, libVer := cl.name, cl.lastCmd, cl.libName, cl.libVer
 	db := 0
 	if cl.db != nil {
 		db = cl.db.Index()
@@ -367,14 +404,23 @@ func (cl *Client) infoLine(now time.Time) string {
 	b = strconv.AppendInt(b, int64(now.Sub(cl.created)/time.Second), 10)
 	b = append(b, " idle="...)
 	b = strconv.AppendInt(b, max(idle, 0)/1000, 10)
-	b = append(b, " flags=N db="...)
+	b = append(b, " flags="...)
+	b = append(b, cl.clientFlags()...)
+	b = append(b, " db="...)
 	b = strconv.AppendInt(b, int64(db), 10)
 	b = append(b, " sub=0 psub=0 ssub=0 multi=-1 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd="...)
 	if lastCmd == "" {
 		lastCmd = "NULL"
 	}
 	b = append(b, lastCmd...)
-	b = append(b, " user=default redir=-1 resp=2\n"...)
+	b = append(b, " user=default redir=-1 resp=2"...)
+	if libName != "" || libVer != "" { // Redis 7.2's fields, after SETINFO
+		b = append(b, " lib-name="...)
+		b = append(b, libName...)
+		b = append(b, " lib-ver="...)
+		b = append(b, libVer...)
+	}
+	b = append(b, '\n')
 	return string(b)
 }
 

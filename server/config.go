@@ -2,6 +2,8 @@ package server
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -267,10 +269,12 @@ var configParams = slices.Concat(
 		field("requirepass", "server.requirepass", stringValue, func(c *conf.Config) *string { return &c.Server.RequirePass }, live),
 		field("maxclients", "server.maxclients", intValue, func(c *conf.Config) *int { return &c.Server.MaxClients }, live),
 		field("timeout", "server.timeout", secondsValue, func(c *conf.Config) *conf.Duration { return &c.Server.Timeout }, live),
+		field("tcp-keepalive", "server.tcp_keepalive", secondsValue, func(c *conf.Config) *conf.Duration { return &c.Server.TCPKeepalive }, live),
 		field("enable-debug-command", "server.enable_debug_command", boolValue, func(c *conf.Config) *bool { return &c.Server.EnableDebugCommand }, restart),
 
 		field("dir", "storage.dir", stringValue, func(c *conf.Config) *string { return &c.Storage.Dir }, restart),
 		field("storage.sync_writes", "storage.sync_writes", boolValue, func(c *conf.Config) *bool { return &c.Storage.SyncWrites }, restart),
+		field("storage.backup_dir", "storage.backup_dir", stringValue, func(c *conf.Config) *string { return &c.Storage.BackupDir }, live),
 
 		field("rocksdb.block_cache_bytes", "rocksdb.block_cache_bytes", sizeValue, func(c *conf.Config) *conf.ByteSize { return &c.RocksDB.BlockCacheBytes }, restart),
 		field("rocksdb.write_buffer_bytes", "rocksdb.write_buffer_bytes", sizeValue, func(c *conf.Config) *conf.ByteSize { return &c.RocksDB.WriteBufferBytes }, live),
@@ -281,6 +285,9 @@ var configParams = slices.Concat(
 		field("rocksdb.level0_file_num_compaction_trigger", "rocksdb.level0_file_num_compaction_trigger", intValue, func(c *conf.Config) *int { return &c.RocksDB.Level0FileNumCompactionTrigger }, live),
 		field("rocksdb.level0_slowdown_writes_trigger", "rocksdb.level0_slowdown_writes_trigger", intValue, func(c *conf.Config) *int { return &c.RocksDB.Level0SlowdownWritesTrigger }, live),
 		field("rocksdb.level0_stop_writes_trigger", "rocksdb.level0_stop_writes_trigger", intValue, func(c *conf.Config) *int { return &c.RocksDB.Level0StopWritesTrigger }, live),
+		field("rocksdb.disable_auto_compactions", "rocksdb.disable_auto_compactions", boolValue, func(c *conf.Config) *bool { return &c.RocksDB.DisableAutoCompactions }, live),
+		field("rocksdb.soft_pending_compaction_bytes_limit", "rocksdb.soft_pending_compaction_bytes_limit", sizeValue, func(c *conf.Config) *conf.ByteSize { return &c.RocksDB.SoftPendingCompactionBytesLimit }, live),
+		field("rocksdb.hard_pending_compaction_bytes_limit", "rocksdb.hard_pending_compaction_bytes_limit", sizeValue, func(c *conf.Config) *conf.ByteSize { return &c.RocksDB.HardPendingCompactionBytesLimit }, live),
 		field("rocksdb.compression", "rocksdb.compression", listValue, func(c *conf.Config) *[]string { return &c.RocksDB.Compression }, live),
 		field("rocksdb.bloom_bits_per_key", "rocksdb.bloom_bits_per_key", intValue, func(c *conf.Config) *int { return &c.RocksDB.BloomBitsPerKey }, restart),
 		field("rocksdb.rate_limit_bytes_per_sec", "rocksdb.rate_limit_bytes_per_sec", sizeValue, func(c *conf.Config) *conf.ByteSize { return &c.RocksDB.RateLimitBytesPerSec }, restart),
@@ -292,6 +299,8 @@ var configParams = slices.Concat(
 		field("compaction.reclaim_max_per_second", "compaction.reclaim_max_per_second", floatValue, func(c *conf.Config) *float64 { return &c.Compaction.ReclaimMaxPerSecond }, live),
 		field("compaction.reclaim_queue_length", "compaction.reclaim_queue_length", intValue, func(c *conf.Config) *int { return &c.Compaction.ReclaimQueueLength }, restart),
 		field("compaction.reclaim_delay", "compaction.reclaim_delay", durationValue, func(c *conf.Config) *conf.Duration { return &c.Compaction.ReclaimDelay }, restart),
+		field("compaction.full_window", "compaction.full_window", stringValue, func(c *conf.Config) *string { return &c.Compaction.FullWindow }, live),
+		field("compaction.full_max_bytes_per_sec", "compaction.full_max_bytes_per_sec", sizeValue, func(c *conf.Config) *conf.ByteSize { return &c.Compaction.FullMaxBytesPerSec }, live),
 
 		field("loglevel", "log.level", logLevelValue, func(c *conf.Config) *string { return &c.Log.Level }, live),
 		field("log.format", "log.format", stringValue, func(c *conf.Config) *string { return &c.Log.Format }, restart),
@@ -324,6 +333,7 @@ var configSubcommands = []Subcommand{
 	{"get", -3, Admin, cmdConfigGet},
 	{"set", -4, Admin, cmdConfigSet},
 	{"resetstat", 2, Admin, cmdConfigResetStat},
+	{"rewrite", 2, Admin, cmdConfigRewrite},
 	{"help", 2, 0, cmdConfigHelp},
 }
 
@@ -428,12 +438,13 @@ func cmdConfigSet(c *Ctx, args [][]byte) error {
 }
 
 // applyConfig pushes the differences between old and next, other than
-// RocksDB's (applyRocksDB), to the running server. requirepass and
-// maxclients need nothing: they are read from s.cfg.
+// RocksDB's (applyRocksDB), to the running server. requirepass, maxclients,
+// timeout, tcp-keepalive and storage.backup_dir need nothing: they are read
+// from s.cfg when used.
 func (s *Server) applyConfig(old, next *conf.Config) {
-	if next.Server.Timeout != old.Server.Timeout {
-		// redcon reads it when it accepts a connection: new connections only.
-		s.rs.SetIdleClose(next.Server.Timeout.Duration)
+	if next.Compaction.FullWindow != old.Compaction.FullWindow || next.Compaction.FullMaxBytesPerSec != old.Compaction.FullMaxBytesPerSec {
+		w, _ := conf.ParseWindow(next.Compaction.FullWindow) // validated
+		s.st.SetFullCompaction(w, next.Compaction.FullMaxBytesPerSec)
 	}
 	if next.Compaction.ReclaimMinElements != old.Compaction.ReclaimMinElements {
 		s.st.SetReclaimMinElements(next.Compaction.ReclaimMinElements)
@@ -501,6 +512,9 @@ func mutableCFOptions(r *conf.RocksDB, cf store.CF) []rocksOption {
 		{"level0_file_num_compaction_trigger", strconv.Itoa(r.Level0FileNumCompactionTrigger)},
 		{"level0_slowdown_writes_trigger", strconv.Itoa(r.Level0SlowdownWritesTrigger)},
 		{"level0_stop_writes_trigger", strconv.Itoa(r.Level0StopWritesTrigger)},
+		{"disable_auto_compactions", strconv.FormatBool(r.DisableAutoCompactions)},
+		{"soft_pending_compaction_bytes_limit", strconv.FormatInt(int64(r.SoftPendingCompactionBytesLimit), 10)},
+		{"hard_pending_compaction_bytes_limit", strconv.FormatInt(int64(r.HardPendingCompactionBytesLimit), 10)},
 		{"compression_per_level", compressionPerLevel(e.Compression)},
 	}
 }
@@ -551,6 +565,64 @@ func cmdConfigResetStat(c *Ctx, _ [][]byte) error {
 	return nil
 }
 
+// CONFIG REWRITE: writes the current configuration into the file the
+// server was started with (conf.Rewrite keeps its comments and layout),
+// through a temporary file renamed over it.
+func cmdConfigRewrite(c *Ctx, _ [][]byte) error {
+	s := c.Srv
+	s.configMu.Lock() // no CONFIG SET in between
+	defer s.configMu.Unlock()
+	s.mu.Lock()
+	path, cfg := s.configFile, s.cfg
+	s.mu.Unlock()
+	if path == "" {
+		return replyError("ERR The server is running without a config file")
+	}
+	if err := rewriteConfigFile(path, cfg); err != nil {
+		s.log.Error().Err(err).Str("file", path).Msg("config rewrite failed")
+		return replyError("ERR Rewriting config file: " + sanitize(err.Error()))
+	}
+	s.log.Info().Str("file", path).Msg("config rewritten")
+	c.ok()
+	return nil
+}
+
+func rewriteConfigFile(path string, cfg conf.Config) error {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	out, err := conf.Rewrite(src, cfg)
+	if err != nil {
+		return err
+	}
+	mode := os.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".rewrite-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // after a successful rename, there is none
+	if _, err := tmp.Write(out); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
 // CONFIG HELP
 func cmdConfigHelp(c *Ctx, _ [][]byte) error {
 	writeHelp(c, "config", []string{
@@ -560,6 +632,8 @@ func cmdConfigHelp(c *Ctx, _ [][]byte) error {
 		"    Set the configuration <directive> to <value>.",
 		"RESETSTAT",
 		"    Reset statistics reported by the INFO command.",
+		"REWRITE",
+		"    Rewrite the configuration file.",
 	})
 	return nil
 }

@@ -256,17 +256,16 @@ func bytesToHuman(n uint64) string {
 	}
 }
 
-// infoPersistence reports the RDB and AOF fields clients look for: there
-// are no snapshots, and every write is in RocksDB's write-ahead log before
-// it is acknowledged. wal_sync is 1 when each write is also fsynced.
+// infoPersistence reports the RDB and AOF fields clients look for: the rdb_
+// fields describe BGSAVE's checkpoints (backup.go), and every write is in
+// RocksDB's write-ahead log before it is acknowledged. wal_sync is 1 when
+// each write is also fsynced.
 func infoPersistence(s *Server, w *infoWriter) {
 	cfg := s.config()
 	w.int("loading", 0)
 	w.int("async_loading", 0)
 	w.int("rdb_changes_since_last_save", 0)
-	w.int("rdb_bgsave_in_progress", 0)
-	w.int("rdb_last_save_time", s.started.Unix())
-	w.str("rdb_last_bgsave_status", "ok")
+	s.infoPersistenceBackups(w)
 	w.int("aof_enabled", 0)
 	w.int("aof_rewrite_in_progress", 0)
 	w.str("aof_last_bgrewrite_status", "ok")

@@ -308,12 +308,21 @@ func splitArgs(line []byte) ([][]byte, bool) {
 	}
 }
 
-// guardListener wraps every accepted connection in a guardConn.
-type guardListener struct{ net.Listener }
+// guardListener wraps every accepted connection in a guardConn. Once the
+// listener is closed, Accept holds its error back until drained is closed:
+// redcon closes every connection as soon as Accept fails, and shutdown
+// first lets the commands under way send their replies.
+type guardListener struct {
+	net.Listener
+	drained <-chan struct{}
+}
 
 func (l guardListener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if err != nil {
+		if l.drained != nil && errors.Is(err, net.ErrClosed) {
+			<-l.drained
+		}
 		return nil, err
 	}
 	return &guardConn{Conn: c}, nil

@@ -47,6 +47,16 @@ type Server struct {
 	serveDone  chan struct{}
 	shutdownMu sync.Mutex
 	blocking   blockRegistry // clients parked in BLPOP and the like (blocking.go)
+	pause      pauser        // CLIENT PAUSE (client_ops.go)
+	backup     backups       // BGSAVE (backup.go)
+
+	// Shutdown: closing stops new commands from running; inflight counts
+	// the ones running; drained lets the listener's Accept fail, after which
+	// redcon closes every connection; sweepStop ends closeIdle.
+	closing   atomic.Bool
+	inflight  atomic.Int64
+	drained   chan struct{}
+	sweepStop chan struct{}
 }
 
 type serverStats struct {
@@ -81,16 +91,17 @@ func Start(cfg conf.Config, log zerolog.Logger) (*Server, error) {
 		started:   time.Now(),
 		shutdown:  make(chan struct{}),
 		serveDone: make(chan struct{}),
+		drained:   make(chan struct{}),
+		sweepStop: make(chan struct{}),
 	}
+	s.backup.lastSave, s.backup.lastOK = s.started, true
 	s.blocking.init()
 	s.rs = redcon.NewServerNetwork("tcp", ln.Addr().String(), s.handle, s.accept, s.closed)
-	if cfg.Server.Timeout.Duration > 0 {
-		s.rs.SetIdleClose(cfg.Server.Timeout.Duration)
-	}
 	eng.Start()
+	go s.closeIdle(s.sweepStop)
 	go func() {
 		defer close(s.serveDone)
-		if err := s.rs.Serve(guardListener{ln}); err != nil && !errors.Is(err, net.ErrClosed) {
+		if err := s.rs.Serve(guardListener{Listener: ln, drained: s.drained}); err != nil && !errors.Is(err, net.ErrClosed) {
 			s.log.Error().Err(err).Msg("serve failed")
 		}
 	}()
@@ -104,20 +115,40 @@ func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 // ShutdownRequested is closed when a client sends SHUTDOWN.
 func (s *Server) ShutdownRequested() <-chan struct{} { return s.shutdown }
 
-// Close stops accepting, closes every client, stops background work and
-// closes the store (which flushes).
+// shutdownGrace bounds the wait for running commands at shutdown.
+const shutdownGrace = 10 * time.Second
+
+// Close shuts down in order: stop accepting; run no new command; wake
+// blocked and paused clients; let the commands under way finish and send
+// their replies; close every connection; stop background work, wait for a
+// checkpoint under way, and close the store, which flushes the memtables.
 func (s *Server) Close() error {
 	var err error
 	s.closeOnce.Do(func() {
 		s.rs.Close()
-		<-s.serveDone
-		// Blocked clients hold no lock: wake them and wait for them.
+		s.closing.Store(true)
+		s.log.Info().Msg("shutdown: stopped accepting connections")
 		s.blocking.close()
-		// redcon closes client connections but handlers may still be running
-		// a command: the world lock waits for every keyed command to finish.
+		s.pause.close()
+		s.st.CancelManualCompactions() // a COMPACT under way returns now
+		deadline := time.Now().Add(shutdownGrace)
+		for s.inflight.Load() > 0 && time.Now().Before(deadline) {
+			time.Sleep(2 * time.Millisecond)
+		}
+		if n := s.inflight.Load(); n > 0 {
+			s.log.Warn().Int64("commands", n).Msg("shutdown: commands still running; closing their connections")
+		} else {
+			s.log.Info().Msg("shutdown: in-flight commands finished")
+		}
+		close(s.drained)
+		<-s.serveDone
+		close(s.sweepStop)
+		s.log.Info().Msg("shutdown: client connections closed")
+		// The world lock waits for any keyed command still running.
 		unlock := s.st.LockWorld()
 		unlock()
 		s.eng.Stop()
+		s.backup.wg.Wait()
 		err = s.st.Close()
 		s.log.Info().Msg("server stopped")
 	})
@@ -144,6 +175,7 @@ func (s *Server) accept(conn redcon.Conn) bool {
 	}
 	c.lastActive.Store(c.created.UnixMilli())
 	if nc := conn.NetConn(); nc != nil {
+		setKeepAlive(nc, s.cfg.Server.TCPKeepalive.Duration)
 		c.laddr = nc.LocalAddr().String()
 		if g, ok := nc.(*guardConn); ok {
 			g.guard.needsAuth = func() bool { return !c.isAuthed() }
@@ -172,23 +204,56 @@ func (s *Server) requirePass() string {
 	return s.cfg.Server.RequirePass
 }
 
-// handle is the dispatcher: lookup, auth, arity, run, error mapping.
+// handle is the dispatcher: lookup, auth, arity, pause, run, error mapping.
 func (s *Server) handle(conn redcon.Conn, rc redcon.Command) {
 	c, ok := conn.Context().(*Client)
 	if !ok || len(rc.Args) == 0 {
 		return
 	}
+	s.inflight.Add(1)
+	defer s.inflight.Add(-1)
+	if s.closing.Load() {
+		return // shutting down: the connection closes without a reply
+	}
+	c.inCmd.Add(1)
+	defer func() {
+		c.lastActive.Store(time.Now().UnixMilli())
+		c.inCmd.Add(-1)
+	}()
+	mode := replyMode(c.replyMode.Load())
+	out := conn
+	if mode != replyOn {
+		out = mutedConn{conn}
+	}
+	s.dispatch(c, out, rc.Args)
+	if mode == replySkip && !c.skipSetNow {
+		c.replyMode.CompareAndSwap(int32(replySkip), int32(replyOn))
+	}
+	c.skipSetNow = false
+	switch {
+	case c.closeAfterReply:
+		conn.Close() // flushes the reply first
+	case s.closing.Load():
+		// Close waits for this command, then closes the connection: send
+		// the reply now.
+		if wr := redcon.BaseWriter(conn); wr != nil {
+			_ = wr.Flush()
+		}
+	}
+}
+
+func (s *Server) dispatch(c *Client, conn redcon.Conn, args [][]byte) {
 	s.stats.commands.Add(1)
 	c.lastActive.Store(time.Now().UnixMilli())
-	name := lower(rc.Args[0])
+	name := lower(args[0])
 	cmd, found := s.table[name]
 	if !found {
-		s.replyError(conn, unknownCommand(rc.Args))
+		s.replyError(conn, unknownCommand(args))
 		return
 	}
 	c.setLastCmd(name)
 	// Redis's order: unknown command, then arity, then authentication.
-	if !cmd.arityOK(len(rc.Args)) {
+	if !cmd.arityOK(len(args)) {
 		s.replyError(conn, errWrongArity(cmd.Name))
 		return
 	}
@@ -196,8 +261,13 @@ func (s *Server) handle(conn redcon.Conn, rc redcon.Command) {
 		s.replyError(conn, errNoAuth)
 		return
 	}
+	if s.pause.active.Load() {
+		c.blocked.Store(true)
+		s.pause.wait(mayWrite(cmd))
+		c.blocked.Store(false)
+	}
 	ctx := &Ctx{Conn: conn, Srv: s, Client: c, DB: c.currentDB()}
-	if err := cmd.Run(ctx, rc.Args); err != nil {
+	if err := cmd.Run(ctx, args); err != nil {
 		text, known := errorText(err)
 		if !known {
 			s.log.Error().Err(err).Str("cmd", name).Msg("command failed")

@@ -60,6 +60,7 @@ func allCommands() []Command {
 	for _, family := range [][]Command{
 		connectionCommands,
 		serverCommands,
+		backupCommands,
 		stringCommands,
 		hashCommands,
 		keyspaceCommands,

@@ -291,6 +291,11 @@ func (s *Store) CompactRange(cf CF, lower, upper []byte) {
 	s.db.CompactRangeCFOpt(s.cfs[cf], grocksdb.Range{Start: lower, Limit: upper}, opt)
 }
 
+// CancelManualCompactions makes the manual compactions under way return
+// soon, and later ones return at once: the first step of a shutdown, so that
+// a COMPACT command does not hold it up.
+func (s *Store) CancelManualCompactions() { s.db.DisableManualCompaction() }
+
 // beginManual admits a manual operation unless the store is closing; a true
 // result must be paired with endManual.
 func (s *Store) beginManual() bool {
