@@ -145,7 +145,7 @@ func TestConfigLiveEffects(t *testing.T) {
 	}
 	runScript(t, c, []step{{[]any{"CONFIG", "SET", "maxclients", "100"}, "OK"}})
 
-	// timeout: applies to connections made after the change.
+	// timeout: a new idle connection is closed.
 	runScript(t, c, []step{{[]any{"CONFIG", "SET", "timeout", "1"}, "OK"}})
 	nc, err := net.Dial("tcp", s.Addr().String())
 	if err != nil {
