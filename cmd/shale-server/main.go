@@ -1,6 +1,8 @@
 // Command shale-server runs Shale: a Redis-compatible server that keeps its
 // data on disk in RocksDB. It reads flags and an optional TOML config, builds
 // the logger, serves until SIGINT, SIGTERM or SHUTDOWN, then closes cleanly.
+// With --restore-from it restores a checkpoint into the data directory
+// instead, and exits.
 package main
 
 import (
@@ -16,6 +18,7 @@ import (
 
 	"github.com/shaledb/shale/conf"
 	"github.com/shaledb/shale/server"
+	"github.com/shaledb/shale/server/store"
 )
 
 func main() {
@@ -32,6 +35,7 @@ func run(argv []string) error {
 	bind := fs.String("bind", "", "address to listen on; overrides server.bind")
 	dir := fs.String("dir", "", "data directory; overrides storage.dir")
 	logLevel := fs.String("log-level", "", "trace, debug, info, warn or error; overrides log.level")
+	restoreFrom := fs.String("restore-from", "", "copy the checkpoint in this directory (made by BGSAVE) into the data directory (--dir or storage.dir), which must be new or empty, check that it opens, and exit")
 	version := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(argv); err != nil {
 		return err
@@ -69,6 +73,14 @@ func run(argv []string) error {
 		return err
 	}
 	defer closeLog()
+
+	if *restoreFrom != "" {
+		if err := store.Restore(cfg, *restoreFrom, log); err != nil {
+			return err
+		}
+		log.Info().Str("from", *restoreFrom).Str("dir", cfg.Storage.Dir).Msg("checkpoint restored")
+		return nil
+	}
 
 	srv, err := server.Start(cfg, log)
 	if err != nil {
