@@ -206,7 +206,10 @@ func (s *Server) blockOn(c *Ctx, keys [][]byte, timeout time.Duration, kind stri
 		}
 	}
 	if !r.register(w) {
-		writeNullArray(c) // the server is closing, and the connection with it
+		// The server is closing, and the connection with it: no reply, as
+		// a nil would read as a timeout.
+		c.Conn = mutedConn{c.Conn}
+		writeNullArray(c)
 		return nil
 	}
 	defer r.active.Done()
@@ -245,6 +248,7 @@ func (s *Server) blockOn(c *Ctx, keys [][]byte, timeout time.Duration, kind stri
 	}
 	closing := r.closing
 	leaving := false // the wait is over, but a signaller claimed w first
+	shutdown := false
 	for {
 		select {
 		case key := <-w.wake:
@@ -259,8 +263,14 @@ func (s *Server) blockOn(c *Ctx, keys [][]byte, timeout time.Duration, kind stri
 		case <-timer:
 		case <-gone:
 		case <-closing:
+			shutdown = true
 		}
 		if r.leave(w) {
+			if shutdown {
+				// The connection closes without a reply: a nil would read
+				// as a timeout. (A client served meanwhile gets its reply.)
+				c.Conn = mutedConn{c.Conn}
+			}
 			writeNullArray(c)
 			return nil
 		}

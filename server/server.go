@@ -126,6 +126,7 @@ func (s *Server) Close() error {
 	var err error
 	s.closeOnce.Do(func() {
 		s.rs.Close()
+		s.ln.Close() // also when redcon has not started serving yet
 		s.closing.Store(true)
 		s.log.Info().Msg("shutdown: stopped accepting connections")
 		s.blocking.close()
