@@ -25,6 +25,7 @@ type Client struct {
 	db      *types.DB
 	authed  bool
 	lastCmd string
+	monitor bool // in MONITOR mode (monitor.go)
 }
 
 func (c *Client) currentDB() *types.DB {
@@ -66,5 +67,17 @@ func (c *Client) getName() string {
 func (c *Client) setName(n string) {
 	c.mu.Lock()
 	c.name = n
+	c.mu.Unlock()
+}
+
+func (c *Client) isMonitor() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.monitor
+}
+
+func (c *Client) setMonitor(v bool) {
+	c.mu.Lock()
+	c.monitor = v
 	c.mu.Unlock()
 }

@@ -309,14 +309,17 @@ func splitArgs(line []byte) ([][]byte, bool) {
 }
 
 // guardListener wraps every accepted connection in a guardConn.
-type guardListener struct{ net.Listener }
+type guardListener struct {
+	net.Listener
+	stats *serverStats // counts the bytes read and written
+}
 
 func (l guardListener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if err != nil {
 		return nil, err
 	}
-	return &guardConn{Conn: c}, nil
+	return &guardConn{Conn: c, stats: l.stats}, nil
 }
 
 // guardConn passes what it reads through a respGuard. On a violation it
@@ -331,6 +334,16 @@ type guardConn struct {
 	pending replyError
 	held    []byte // raw bytes watch read while the handler waited
 	heldErr error  // the read error watch met, returned once held is used up
+	stats   *serverStats // nil in unit tests
+}
+
+// Write counts the bytes redcon sends (one call per flush).
+func (c *guardConn) Write(p []byte) (int, error) {
+	n, err := c.Conn.Write(p)
+	if c.stats != nil {
+		c.stats.netOut.Add(int64(n))
+	}
+	return n, err
 }
 
 // errHeldOverflow ends a connection that sent more than queryBufferLimit
@@ -407,6 +420,9 @@ func (c *guardConn) Read(p []byte) (int, error) {
 			c.in = make([]byte, 16<<10)
 		}
 		n, err := c.readRaw(c.in[:cap(c.in)])
+		if n > 0 && c.stats != nil {
+			c.stats.netIn.Add(int64(n))
+		}
 		if n > 0 {
 			c.out, c.pending = c.guard.feed(c.in[:n], c.out[:0])
 		}

@@ -47,14 +47,10 @@ type Server struct {
 	serveDone  chan struct{}
 	shutdownMu sync.Mutex
 	blocking   blockRegistry // clients parked in BLPOP and the like (blocking.go)
-}
-
-type serverStats struct {
-	commands         atomic.Int64
-	connections      atomic.Int64
-	rejected         atomic.Int64
-	errorReplies     atomic.Int64
-	expiredKeysTicks atomic.Int64
+	slowlog    slowlog       // SLOWLOG (slowlog.go)
+	monitors   monitorSet    // MONITOR clients (monitor.go)
+	metrics    *metricsServer // /metrics, nil when metrics.addr is "" (metrics.go)
+	statsStop  chan struct{} // ends the ops sampler
 }
 
 // Start opens the store in cfg.Storage.Dir, starts active expiry and serves
@@ -83,6 +79,18 @@ func Start(cfg conf.Config, log zerolog.Logger) (*Server, error) {
 		serveDone: make(chan struct{}),
 	}
 	s.blocking.init()
+	s.initStats()
+	s.slowlog.init(cfg.Server.SlowlogLogSlowerThan, cfg.Server.SlowlogMaxLen, s.log)
+	s.statsStop = make(chan struct{})
+	go s.stats.runSampler(s.statsStop)
+	if a := cfg.Metrics.ListenAddr(); a != "" {
+		if s.metrics, err = s.startMetrics(a); err != nil {
+			close(s.statsStop)
+			ln.Close()
+			st.Close()
+			return nil, err
+		}
+	}
 	s.rs = redcon.NewServerNetwork("tcp", ln.Addr().String(), s.handle, s.accept, s.closed)
 	if cfg.Server.Timeout.Duration > 0 {
 		s.rs.SetIdleClose(cfg.Server.Timeout.Duration)
@@ -90,11 +98,11 @@ func Start(cfg conf.Config, log zerolog.Logger) (*Server, error) {
 	eng.Start()
 	go func() {
 		defer close(s.serveDone)
-		if err := s.rs.Serve(guardListener{ln}); err != nil && !errors.Is(err, net.ErrClosed) {
+		if err := s.rs.Serve(guardListener{Listener: ln, stats: &s.stats}); err != nil && !errors.Is(err, net.ErrClosed) {
 			s.log.Error().Err(err).Msg("serve failed")
 		}
 	}()
-	s.log.Info().Str("addr", ln.Addr().String()).Str("version", Version).Msg("listening")
+	s.log.Info().Str("addr", ln.Addr().String()).Str("version", Version).Dict("config", configDict(&cfg)).Msg("listening")
 	return s, nil
 }
 
@@ -113,6 +121,11 @@ func (s *Server) Close() error {
 		<-s.serveDone
 		// Blocked clients hold no lock: wake them and wait for them.
 		s.blocking.close()
+		s.monitors.close()
+		if s.metrics != nil {
+			s.metrics.close()
+		}
+		close(s.statsStop)
 		// redcon closes client connections but handlers may still be running
 		// a command: the world lock waits for every keyed command to finish.
 		unlock := s.st.LockWorld()
@@ -160,6 +173,14 @@ func (s *Server) closed(conn redcon.Conn, err error) {
 	if !ok {
 		return
 	}
+	if c.isMonitor() {
+		return // detached: the monitor drops it when it ends
+	}
+	s.dropClient(c)
+}
+
+// dropClient forgets a client whose connection ended.
+func (s *Server) dropClient(c *Client) {
 	s.mu.Lock()
 	delete(s.clients, c.ID)
 	s.mu.Unlock()
@@ -178,7 +199,6 @@ func (s *Server) handle(conn redcon.Conn, rc redcon.Command) {
 	if !ok || len(rc.Args) == 0 {
 		return
 	}
-	s.stats.commands.Add(1)
 	c.lastActive.Store(time.Now().UnixMilli())
 	name := lower(rc.Args[0])
 	cmd, found := s.table[name]
@@ -189,15 +209,18 @@ func (s *Server) handle(conn redcon.Conn, rc redcon.Command) {
 	c.setLastCmd(name)
 	// Redis's order: unknown command, then arity, then authentication.
 	if !cmd.arityOK(len(rc.Args)) {
-		s.replyError(conn, errWrongArity(cmd.Name))
+		s.rejectCommand(conn, cmd, errWrongArity(cmd.Name))
 		return
 	}
 	if !c.isAuthed() && cmd.Flags&NoAuth == 0 {
-		s.replyError(conn, errNoAuth)
+		s.rejectCommand(conn, cmd, errNoAuth)
 		return
 	}
 	ctx := &Ctx{Conn: conn, Srv: s, Client: c, DB: c.currentDB()}
-	if err := cmd.Run(ctx, rc.Args); err != nil {
+	start := time.Now()
+	err := cmd.Run(ctx, rc.Args)
+	s.observe(ctx, cmd, rc.Args, start, err)
+	if err != nil {
 		text, known := errorText(err)
 		if !known {
 			s.log.Error().Err(err).Str("cmd", name).Msg("command failed")
@@ -206,8 +229,8 @@ func (s *Server) handle(conn redcon.Conn, rc redcon.Command) {
 	}
 }
 
-func (s *Server) replyError(conn redcon.Conn, err replyError) {
-	s.stats.errorReplies.Add(1)
+func (s *Server) replyError(conn replyWriter, err replyError) {
+	s.stats.countError(string(err))
 	conn.WriteError(sanitize(string(err)))
 }
 
@@ -233,6 +256,8 @@ type Ctx struct {
 	Srv    *Server
 	Client *Client
 	DB     *types.DB
+
+	blocked time.Duration // time spent waiting in blockOn, left out of the command's latency
 }
 
 // writeBulks replies with an array of bulk strings; nil entries are nulls.
