@@ -332,8 +332,8 @@ type guardConn struct {
 	in      []byte // raw bytes from the socket
 	out     []byte // canonical bytes not yet handed to redcon
 	pending replyError
-	held    []byte // raw bytes watch read while the handler waited
-	heldErr error  // the read error watch met, returned once held is used up
+	held    []byte       // raw bytes watch read while the handler waited
+	heldErr error        // the read error watch met, returned once held is used up
 	stats   *serverStats // nil in unit tests
 }
 

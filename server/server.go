@@ -46,11 +46,11 @@ type Server struct {
 	closeOnce  sync.Once
 	serveDone  chan struct{}
 	shutdownMu sync.Mutex
-	blocking   blockRegistry // clients parked in BLPOP and the like (blocking.go)
-	slowlog    slowlog       // SLOWLOG (slowlog.go)
-	monitors   monitorSet    // MONITOR clients (monitor.go)
+	blocking   blockRegistry  // clients parked in BLPOP and the like (blocking.go)
+	slowlog    slowlog        // SLOWLOG (slowlog.go)
+	monitors   monitorSet     // MONITOR clients (monitor.go)
 	metrics    *metricsServer // /metrics, nil when metrics.addr is "" (metrics.go)
-	statsStop  chan struct{} // ends the ops sampler
+	statsStop  chan struct{}  // ends the ops sampler
 }
 
 // Start opens the store in cfg.Storage.Dir, starts active expiry and serves

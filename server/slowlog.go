@@ -58,8 +58,9 @@ func (l *slowlog) setMaxLen(n int) {
 	}
 }
 
-// add records a command that ran for usec microseconds.
-func (l *slowlog) add(c *Ctx, args [][]byte, start time.Time, usec int64) {
+// add records a command (name: "get", "config|set") that ran for usec
+// microseconds.
+func (l *slowlog) add(c *Ctx, name string, args [][]byte, start time.Time, usec int64) {
 	args = redactArgs(args)
 	e := slowEntry{
 		at:     time.Now().Unix(),
@@ -78,7 +79,7 @@ func (l *slowlog) add(c *Ctx, args [][]byte, start time.Time, usec int64) {
 		l.entries = append(l.entries, e)
 	}
 	l.mu.Unlock()
-	l.log.Info().Str("cmd", lower(args[0])).Int("args", len(args)-1).Dur("took", time.Duration(usec)*time.Microsecond).
+	l.log.Warn().Str("cmd", name).Int("args", len(args)-1).Dur("took", time.Duration(usec)*time.Microsecond).
 		Str("client", e.client).Time("started", start).Msg("slow command")
 }
 

@@ -25,13 +25,13 @@ var latencyBoundsUsec = [...]int64{
 // commandStats are one command's (or subcommand's) counters, as Redis's
 // cmdstat_<name> line reports them.
 type commandStats struct {
-	name     string        // "get", or "client|list" for a subcommand
-	calls    atomic.Int64  // runs, failed ones included
-	usec     atomic.Int64  // total run time in microseconds
-	rejected atomic.Int64  // refused before running (arity, NOAUTH)
-	failed   atomic.Int64  // ran and replied an error
+	name     string                                   // "get", or "client|list" for a subcommand
+	calls    atomic.Int64                             // runs, failed ones included
+	usec     atomic.Int64                             // total run time in microseconds
+	rejected atomic.Int64                             // refused before running (arity, NOAUTH)
+	failed   atomic.Int64                             // ran and replied an error
 	buckets  [len(latencyBoundsUsec) + 1]atomic.Int64 // runs per latency bucket
-	subs     []*commandStats // a container's subcommands, parallel to Command.Subcommands
+	subs     []*commandStats                          // a container's subcommands, parallel to Command.Subcommands
 }
 
 func (st *commandStats) record(usec int64, failed bool) {
@@ -135,7 +135,7 @@ func (s *Server) observe(c *Ctx, cmd *Command, args [][]byte, start time.Time, e
 	usec := dur.Microseconds()
 	st.record(usec, err != nil)
 	if limit := s.slowlog.threshold.Load(); limit >= 0 && usec >= limit {
-		s.slowlog.add(c, args, start, usec)
+		s.slowlog.add(c, st.name, args, start, usec)
 	}
 	if s.monitors.count.Load() > 0 && flags&Admin == 0 {
 		s.monitors.feed(c, args, time.Now())
