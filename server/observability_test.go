@@ -110,7 +110,7 @@ func TestSlowlogRing(t *testing.T) {
 	l.init(0, 3, testLogger(t))
 	c := &Ctx{Client: &Client{addr: "127.0.0.1:1"}}
 	for i := range 5 {
-		l.add(c, "get", bytesArgs("get", fmt.Sprint(i)), time.Now(), int64(i))
+		l.add(c, "get", bytesArgs("get", fmt.Sprint(i)), int64(i))
 	}
 	got := l.newest(-1)
 	if len(got) != 3 || got[0].id != 4 || got[2].id != 2 || string(got[0].args[1]) != "4" {
@@ -124,17 +124,17 @@ func TestSlowlogRing(t *testing.T) {
 		t.Fatalf("after setMaxLen(1): %+v", got)
 	}
 	l.setMaxLen(0)
-	l.add(c, "get", bytesArgs("get", "x"), time.Now(), 1)
+	l.add(c, "get", bytesArgs("get", "x"), 1)
 	if l.len() != 0 {
 		t.Fatalf("max len 0 keeps %d entries", l.len())
 	}
 	l.setMaxLen(3)
-	l.add(c, "get", bytesArgs("get", "y"), time.Now(), 1)
+	l.add(c, "get", bytesArgs("get", "y"), 1)
 	l.reset()
 	if l.len() != 0 {
 		t.Fatal("reset kept entries")
 	}
-	l.add(c, "get", bytesArgs("get", "z"), time.Now(), 1)
+	l.add(c, "get", bytesArgs("get", "z"), 1)
 	if got := l.newest(1); got[0].id != 7 {
 		t.Fatalf("ids restart after reset: %d, want 7 as in Redis", got[0].id)
 	}

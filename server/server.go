@@ -217,9 +217,9 @@ func (s *Server) handle(conn redcon.Conn, rc redcon.Command) {
 		return
 	}
 	ctx := &Ctx{Conn: conn, Srv: s, Client: c, DB: c.currentDB()}
-	start := time.Now()
+	start := monoNow()
 	err := cmd.Run(ctx, rc.Args)
-	s.observe(ctx, cmd, rc.Args, start, err)
+	s.observe(ctx, cmd, rc.Args, monoNow()-start, err)
 	if err != nil {
 		text, known := errorText(err)
 		if !known {

@@ -60,10 +60,11 @@ func (l *slowlog) setMaxLen(n int) {
 
 // add records a command (name: "get", "config|set") that ran for usec
 // microseconds.
-func (l *slowlog) add(c *Ctx, name string, args [][]byte, start time.Time, usec int64) {
+func (l *slowlog) add(c *Ctx, name string, args [][]byte, usec int64) {
 	args = redactArgs(args)
+	now := time.Now()
 	e := slowEntry{
-		at:     time.Now().Unix(),
+		at:     now.Unix(),
 		usec:   usec,
 		args:   slowlogArgs(args),
 		client: c.Client.addr,
@@ -80,7 +81,7 @@ func (l *slowlog) add(c *Ctx, name string, args [][]byte, start time.Time, usec 
 	}
 	l.mu.Unlock()
 	l.log.Warn().Str("cmd", name).Int("args", len(args)-1).Dur("took", time.Duration(usec)*time.Microsecond).
-		Str("client", e.client).Time("started", start).Msg("slow command")
+		Str("client", e.client).Time("started", now.Add(-time.Duration(usec)*time.Microsecond)).Msg("slow command")
 }
 
 // slowlogArgs copies args as Redis keeps them: at most 32, the last one
