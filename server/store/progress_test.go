@@ -30,11 +30,14 @@ func (s *syncBuffer) String() string {
 func TestTrackJob(t *testing.T) {
 	var out syncBuffer
 	s := &Store{log: zerolog.New(&out)}
+	lines := func() int { return strings.Count(out.String(), `"message":"background job progress"`) }
 	done := s.trackJob("test job", 10*time.Millisecond, func(e *zerolog.Event) { e.Int("step", 7) })
-	time.Sleep(55 * time.Millisecond)
+	// Wait for two lines, however loaded the machine is.
+	for deadline := time.Now().Add(20 * time.Second); lines() < 2 && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
 	done()
-	n := strings.Count(out.String(), `"message":"background job progress"`)
-	if n < 2 || !strings.Contains(out.String(), `"job":"test job"`) || !strings.Contains(out.String(), `"step":7`) {
+	if n := lines(); n < 2 || !strings.Contains(out.String(), `"job":"test job"`) || !strings.Contains(out.String(), `"step":7`) {
 		t.Fatalf("%d progress lines:\n%s", n, out.String())
 	}
 	after := out.String()
