@@ -3,6 +3,7 @@ package conf
 import (
 	"net"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -13,6 +14,7 @@ type Config struct {
 	RocksDB    RocksDB    `toml:"rocksdb"`
 	Compaction Compaction `toml:"compaction"`
 	Log        Log        `toml:"log"`
+	Metrics    Metrics    `toml:"metrics"`
 }
 
 // Server is the [server] section: the listener and client-facing limits.
@@ -43,6 +45,14 @@ type Server struct {
 	// EnableDebugCommand allows the DEBUG subcommands used by tests.
 	// Default false.
 	EnableDebugCommand bool `toml:"enable_debug_command"`
+	// SlowlogLogSlowerThan is the execution time, in microseconds, from
+	// which a command is recorded in the slow log (and logged), as Redis's
+	// slowlog-log-slower-than. Default 10000; 0 records every command; a
+	// negative value records none.
+	SlowlogLogSlowerThan int64 `toml:"slowlog_log_slower_than"`
+	// SlowlogMaxLen is the number of entries the slow log keeps; older ones
+	// are dropped. Default 128; at least 0.
+	SlowlogMaxLen int `toml:"slowlog_max_len"`
 }
 
 // Storage is the [storage] section: where the data lives and how durable
@@ -235,6 +245,28 @@ type Log struct {
 	File string `toml:"file"`
 }
 
+// Metrics is the [metrics] section: the Prometheus endpoint.
+type Metrics struct {
+	// Addr is where /metrics is served over HTTP. Default "" serves
+	// nothing. A bare port ("9121" or ":9121") listens on 127.0.0.1 only;
+	// give a host ("0.0.0.0:9121") to listen elsewhere.
+	Addr string `toml:"addr"`
+}
+
+// ListenAddr is Addr with a bare port bound to loopback; "" when metrics
+// are off.
+func (m Metrics) ListenAddr() string {
+	switch {
+	case m.Addr == "":
+		return ""
+	case !strings.Contains(m.Addr, ":"):
+		return net.JoinHostPort("127.0.0.1", m.Addr)
+	case strings.HasPrefix(m.Addr, ":"):
+		return "127.0.0.1" + m.Addr
+	}
+	return m.Addr
+}
+
 // Default returns the default configuration. It is the only place defaults
 // are written down; each call returns fresh slices.
 func Default() Config {
@@ -245,6 +277,9 @@ func Default() Config {
 			Databases:    16,
 			MaxClients:   10000,
 			TCPKeepalive: Duration{300 * time.Second},
+
+			SlowlogLogSlowerThan: 10000,
+			SlowlogMaxLen:        128,
 		},
 		Storage: Storage{
 			Dir:       "./data",

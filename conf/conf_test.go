@@ -508,3 +508,31 @@ func TestAddr(t *testing.T) {
 		})
 	}
 }
+
+func TestMetricsListenAddr(t *testing.T) {
+	tests := []struct {
+		addr, want string
+		valid      bool
+	}{
+		{"", "", true},
+		{"9121", "127.0.0.1:9121", true},
+		{":9121", "127.0.0.1:9121", true},
+		{"0.0.0.0:9121", "0.0.0.0:9121", true},
+		{"[::1]:9121", "[::1]:9121", true},
+		{"localhost:0", "localhost:0", true},
+		{"nope", "127.0.0.1:nope", false},
+		{"1.2.3.4", "127.0.0.1:1.2.3.4", false},
+		{":70000", "127.0.0.1:70000", false},
+	}
+	for _, tt := range tests {
+		m := Metrics{Addr: tt.addr}
+		if got := m.ListenAddr(); got != tt.want {
+			t.Errorf("ListenAddr(%q) = %q, want %q", tt.addr, got, tt.want)
+		}
+		c := Default()
+		c.Metrics = m
+		if err := c.Validate(); (err == nil) != tt.valid {
+			t.Errorf("Validate with metrics.addr %q: %v", tt.addr, err)
+		}
+	}
+}

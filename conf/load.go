@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net"
 	"slices"
 	"strconv"
 	"strings"
@@ -62,6 +63,7 @@ func (c *Config) Validate() error {
 	v.intMin("server.maxclients", s.MaxClients, 1)
 	v.nonNegativeDuration("server.timeout", s.Timeout)
 	v.nonNegativeDuration("server.tcp_keepalive", s.TCPKeepalive)
+	v.intMin("server.slowlog_max_len", s.SlowlogMaxLen, 0)
 
 	if c.Storage.Dir == "" {
 		v.add("storage.dir", "must not be empty")
@@ -117,6 +119,14 @@ func (c *Config) Validate() error {
 
 	v.oneOf("log.level", c.Log.Level, logLevels)
 	v.oneOf("log.format", c.Log.Format, logFormats)
+
+	if a := c.Metrics.ListenAddr(); a != "" {
+		if _, port, err := net.SplitHostPort(a); err != nil {
+			v.add("metrics.addr", fmt.Sprintf("%q is not a port or host:port", c.Metrics.Addr))
+		} else if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+			v.add("metrics.addr", fmt.Sprintf("%q has no valid port (0..65535)", c.Metrics.Addr))
+		}
+	}
 
 	return errors.Join(v.errs...)
 }

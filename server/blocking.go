@@ -249,10 +249,16 @@ func (s *Server) blockOn(c *Ctx, keys [][]byte, timeout time.Duration, kind stri
 	closing := r.closing
 	leaving := false // the wait is over, but a signaller claimed w first
 	shutdown := false
+	// Time spent waiting is not the command's latency (INFO commandstats,
+	// SLOWLOG): only the tries count, as in Redis.
+	waitStart := time.Now()
+	defer func() { c.blocked += time.Since(waitStart) }()
 	for {
 		select {
 		case key := <-w.wake:
+			c.blocked += time.Since(waitStart)
 			done, err := attempt([][]byte{key})
+			waitStart = time.Now()
 			w.result <- done
 			if done {
 				return err

@@ -36,6 +36,7 @@ type Client struct {
 	lastCmd string
 	libName string // CLIENT SETINFO
 	libVer  string
+	monitor bool // in MONITOR mode (monitor.go)
 }
 
 func (c *Client) currentDB() *types.DB {
@@ -77,5 +78,17 @@ func (c *Client) getName() string {
 func (c *Client) setName(n string) {
 	c.mu.Lock()
 	c.name = n
+	c.mu.Unlock()
+}
+
+func (c *Client) isMonitor() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.monitor
+}
+
+func (c *Client) setMonitor(v bool) {
+	c.mu.Lock()
+	c.monitor = v
 	c.mu.Unlock()
 }

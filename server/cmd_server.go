@@ -72,9 +72,7 @@ func cmdTime(c *Ctx, _ [][]byte) error {
 // COMPACT: a full manual compaction of every column family, through the
 // compaction filters; replies when it is done. Shale's own command.
 func cmdCompact(c *Ctx, _ [][]byte) error {
-	start := time.Now()
-	c.Srv.st.Compact()
-	c.Srv.log.Info().Dur("took", time.Since(start)).Msg("manual compaction done")
+	c.Srv.st.Compact() // logs its progress and result
 	c.ok()
 	return nil
 }
@@ -215,4 +213,6 @@ var serverCommands = []Command{
 	cmd("shutdown", -1, Admin, 0, 0, 0, cmdShutdown),
 	cmd("debug", -2, Admin, 0, 0, 0, cmdDebug),
 	cmd("config", -2, 0, 0, 0, 0, cmdConfig).withSubcommands(configSubcommands),
+	cmd("slowlog", -2, 0, 0, 0, 0, cmdSlowlog).withSubcommands(slowlogSubcommands),
+	cmd("monitor", 1, Admin, 0, 0, 0, cmdMonitor),
 }

@@ -271,6 +271,8 @@ var configParams = slices.Concat(
 		field("timeout", "server.timeout", secondsValue, func(c *conf.Config) *conf.Duration { return &c.Server.Timeout }, live),
 		field("tcp-keepalive", "server.tcp_keepalive", secondsValue, func(c *conf.Config) *conf.Duration { return &c.Server.TCPKeepalive }, live),
 		field("enable-debug-command", "server.enable_debug_command", boolValue, func(c *conf.Config) *bool { return &c.Server.EnableDebugCommand }, restart),
+		field("slowlog-log-slower-than", "server.slowlog_log_slower_than", int64Value, func(c *conf.Config) *int64 { return &c.Server.SlowlogLogSlowerThan }, live),
+		field("slowlog-max-len", "server.slowlog_max_len", intValue, func(c *conf.Config) *int { return &c.Server.SlowlogMaxLen }, live),
 
 		field("dir", "storage.dir", stringValue, func(c *conf.Config) *string { return &c.Storage.Dir }, restart),
 		field("storage.sync_writes", "storage.sync_writes", boolValue, func(c *conf.Config) *bool { return &c.Storage.SyncWrites }, restart),
@@ -305,6 +307,8 @@ var configParams = slices.Concat(
 		field("loglevel", "log.level", logLevelValue, func(c *conf.Config) *string { return &c.Log.Level }, live),
 		field("log.format", "log.format", stringValue, func(c *conf.Config) *string { return &c.Log.Format }, restart),
 		field("logfile", "log.file", stringValue, func(c *conf.Config) *string { return &c.Log.File }, restart),
+
+		field("metrics.addr", "metrics.addr", stringValue, func(c *conf.Config) *string { return &c.Metrics.Addr }, restart),
 
 		fixed("appendonly", "no", "only 'no' is supported: every write goes to RocksDB's write-ahead log (see storage.sync_writes)"),
 		fixed("save", "", "only \"\" is supported: Shale takes no snapshots, its data is always on disk"),
@@ -452,6 +456,12 @@ func (s *Server) applyConfig(old, next *conf.Config) {
 	if next.Compaction.ReclaimMaxPerSecond != old.Compaction.ReclaimMaxPerSecond {
 		s.st.SetReclaimMaxPerSecond(next.Compaction.ReclaimMaxPerSecond)
 	}
+	if next.Server.SlowlogLogSlowerThan != old.Server.SlowlogLogSlowerThan {
+		s.slowlog.threshold.Store(next.Server.SlowlogLogSlowerThan)
+	}
+	if next.Server.SlowlogMaxLen != old.Server.SlowlogMaxLen {
+		s.slowlog.setMaxLen(next.Server.SlowlogMaxLen)
+	}
 	if next.Log.Level != old.Log.Level {
 		// The only way to change the level of the logger passed in: a
 		// process-wide threshold (cmd/shale-server sets it at start-up too).
@@ -552,14 +562,11 @@ func optionDiff(old, next []rocksOption) (keys, vals []string) {
 	return keys, vals
 }
 
-// CONFIG RESETSTAT: zeroes the stats section's counters. The rocksdb and
-// reclaim sections keep counting.
+// CONFIG RESETSTAT: zeroes the counters of INFO stats, commandstats and
+// errorstats, as Redis does. The slow log, the rocksdb and reclaim sections
+// and the states (clients, keys) stay.
 func cmdConfigResetStat(c *Ctx, _ [][]byte) error {
-	st := &c.Srv.stats
-	st.commands.Store(0)
-	st.connections.Store(0)
-	st.rejected.Store(0)
-	st.errorReplies.Store(0)
+	c.Srv.stats.reset()
 	c.Srv.eng.ResetExpiredKeys()
 	c.ok()
 	return nil
@@ -621,6 +628,21 @@ func rewriteConfigFile(path string, cfg conf.Config) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// configDict is the effective configuration as CONFIG GET names it, for
+// the start-up log line; the password is masked.
+func configDict(cfg *conf.Config) *zerolog.Event {
+	d := zerolog.Dict()
+	for i := range configParams {
+		p := &configParams[i]
+		v := p.get(cfg)
+		if p.name == "requirepass" && v != "" {
+			v = "(set)"
+		}
+		d.Str(p.name, v)
+	}
+	return d
 }
 
 // CONFIG HELP

@@ -13,7 +13,7 @@ type cmdDoc struct {
 // by name ("client|setname" for a subcommand). TestCommandTable checks that
 // none is missing. Summaries follow Redis's. Each command family that keeps
 // its docs beside its handlers adds its map here.
-var docs = mergeDocs(foundationDocs, sortDocs, zsetDocs, setDocs, listDocs, opsDocs)
+var docs = mergeDocs(foundationDocs, sortDocs, zsetDocs, setDocs, listDocs, opsDocs, observabilityDocs)
 
 func mergeDocs(maps ...map[string]cmdDoc) map[string]cmdDoc {
 	all := make(map[string]cmdDoc)
@@ -132,4 +132,14 @@ var foundationDocs = map[string]cmdDoc{
 	"hincrbyfloat": {"Increment the float value of a hash field by the given amount", "2.6.0", "hash", "key field increment"},
 	"hrandfield":   {"Get one or multiple random fields from a hash", "6.2.0", "hash", "key [count [WITHVALUES]]"},
 	"hscan":        {"Incrementally iterate hash fields and associated values", "2.8.0", "hash", "key cursor [MATCH pattern] [COUNT count]"},
+}
+
+// observabilityDocs covers SLOWLOG and MONITOR.
+var observabilityDocs = map[string]cmdDoc{
+	"slowlog":       {"A container for slow log commands", "2.2.12", "server", ""},
+	"slowlog|get":   {"Get the slow log's entries", "2.2.12", "server", "[count]"},
+	"slowlog|len":   {"Get the slow log's length", "2.2.12", "server", ""},
+	"slowlog|reset": {"Clear all entries from the slow log", "2.2.12", "server", ""},
+	"slowlog|help":  {"Show helpful text about the different subcommands", "6.2.0", "server", ""},
+	"monitor":       {"Listen for all requests received by the server in real time", "1.0.0", "server", ""},
 }

@@ -23,26 +23,38 @@ import (
 
 // infoSection is one INFO section; write appends its "name:value" lines.
 type infoSection struct {
-	name  string // the lower-case name INFO takes
-	title string // the "# Title" heading
-	write func(s *Server, w *infoWriter)
+	name      string // the lower-case name INFO takes
+	title     string // the "# Title" heading
+	write     func(s *Server, w *infoWriter)
+	inDefault bool // part of INFO and INFO default
 }
 
-// infoSections lists the sections in output order. INFO with no argument,
-// "default", "all" and "everything" all give every one of them.
+// infoSections lists the sections in output order, Redis 7's. INFO with no
+// argument or "default" gives the inDefault ones; "all" and "everything"
+// give every one of them.
 var infoSections = []infoSection{
-	{"server", "Server", infoServer},
-	{"clients", "Clients", infoClients},
-	{"memory", "Memory", infoMemory},
-	{"persistence", "Persistence", infoPersistence},
-	{"stats", "Stats", infoStats},
-	{"replication", "Replication", infoReplication},
-	{"cpu", "CPU", infoCPU},
-	{"cluster", "Cluster", infoCluster},
-	{"keyspace", "Keyspace", infoKeyspace},
-	{"rocksdb", "RocksDB", infoRocksDB},
-	{"reclaim", "Reclaim", infoReclaim},
+	{"server", "Server", infoServer, true},
+	{"clients", "Clients", infoClients, true},
+	{"memory", "Memory", infoMemory, true},
+	{"persistence", "Persistence", infoPersistence, true},
+	{"stats", "Stats", infoStats, true},
+	{"replication", "Replication", infoReplication, true},
+	{"cpu", "CPU", infoCPU, true},
+	{"commandstats", "Commandstats", infoCommandStats, false},
+	{"errorstats", "Errorstats", infoErrorStats, true},
+	{"cluster", "Cluster", infoCluster, true},
+	{"keyspace", "Keyspace", infoKeyspace, true},
+	{"rocksdb", "RocksDB", infoRocksDB, true},
+	{"reclaim", "Reclaim", infoReclaim, true},
 }
+
+// masterReplID is INFO replication's master_replid: random per process, as
+// in a Redis that has never been a replica.
+var masterReplID = func() string {
+	var b [20]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}()
 
 // runID identifies this process, as Redis's run_id does.
 var runID = func() string {
@@ -59,14 +71,18 @@ func (s *Server) SetConfigFile(path string) {
 	s.mu.Unlock()
 }
 
-// info renders INFO for the requested sections (case-insensitive); unknown
-// names are ignored, so INFO of only unknown sections is empty.
+// info renders INFO for the requested sections (case-insensitive), as
+// Redis 7 does: several names give their union, "default" and "all" (or
+// "everything") add those sets, and unknown names add nothing, so INFO of
+// only unknown sections is empty.
 func (s *Server) info(args [][]byte) string {
 	want := make(map[string]bool, len(infoSections))
-	all := len(args) == 0
+	all, def := false, len(args) == 0
 	for _, a := range args {
 		switch n := lower(a); n {
-		case "default", "all", "everything":
+		case "default":
+			def = true
+		case "all", "everything":
 			all = true
 		default:
 			want[n] = true
@@ -74,7 +90,7 @@ func (s *Server) info(args [][]byte) string {
 	}
 	w := &infoWriter{}
 	for _, sec := range infoSections {
-		if !all && !want[sec.name] {
+		if !all && !(def && sec.inDefault) && !want[sec.name] {
 			continue
 		}
 		if w.b.Len() > 0 {
@@ -196,24 +212,43 @@ func ownBlockCache(cfg *conf.Config, cf store.CF) bool {
 	return false
 }
 
-func infoMemory(s *Server, w *infoWriter) {
+// memoryFigures is what INFO memory and /metrics report about memory.
+type memoryFigures struct {
+	used                         uint64 // the sum of the next four
+	goHeapInuse, goSys           uint64
+	blockCache, memtables, tabRd uint64
+}
+
+func (s *Server) memory() memoryFigures {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	cfg := s.config()
 	cacheUsage, _ := s.st.BlockCacheUsage()
 	memtables, readers, ownCaches := memTotals(s.st, &cfg)
-	used := ms.HeapInuse + cacheUsage + ownCaches + memtables + readers
+	return memoryFigures{
+		used:        ms.HeapInuse + cacheUsage + ownCaches + memtables + readers,
+		goHeapInuse: ms.HeapInuse,
+		goSys:       ms.Sys,
+		blockCache:  cacheUsage + ownCaches,
+		memtables:   memtables,
+		tabRd:       readers,
+	}
+}
+
+func infoMemory(s *Server, w *infoWriter) {
+	m := s.memory()
+	used := m.used
 	w.uint("used_memory", used)
 	w.str("used_memory_human", bytesToHuman(used))
 	if rss, ok := residentBytes(); ok {
 		w.uint("used_memory_rss", rss)
 		w.str("used_memory_rss_human", bytesToHuman(rss))
 	}
-	w.uint("go_heap_inuse", ms.HeapInuse)
-	w.uint("go_sys", ms.Sys)
-	w.uint("rocksdb_block_cache_usage", cacheUsage+ownCaches)
-	w.uint("rocksdb_memtables", memtables)
-	w.uint("rocksdb_table_readers", readers)
+	w.uint("go_heap_inuse", m.goHeapInuse)
+	w.uint("go_sys", m.goSys)
+	w.uint("rocksdb_block_cache_usage", m.blockCache)
+	w.uint("rocksdb_memtables", m.memtables)
+	w.uint("rocksdb_table_readers", m.tabRd)
 	w.int("maxmemory", 0)
 	w.str("maxmemory_human", "0B")
 	w.str("maxmemory_policy", "noeviction")
@@ -274,30 +309,75 @@ func infoPersistence(s *Server, w *infoWriter) {
 }
 
 func infoStats(s *Server, w *infoWriter) {
-	w.int("total_connections_received", s.stats.connections.Load())
-	w.int("total_commands_processed", s.stats.commands.Load())
-	w.int("rejected_connections", s.stats.rejected.Load())
+	st := &s.stats
+	w.int("total_connections_received", st.connections.Load())
+	w.int("total_commands_processed", st.totalCommands())
+	w.int("instantaneous_ops_per_sec", st.ops.perSecond())
+	w.int("total_net_input_bytes", st.netIn.Load())
+	w.int("total_net_output_bytes", st.netOut.Load())
+	in, out := st.ops.kbps()
+	w.str("instantaneous_input_kbps", strconv.FormatFloat(in, 'f', 2, 64))
+	w.str("instantaneous_output_kbps", strconv.FormatFloat(out, 'f', 2, 64))
+	w.int("rejected_connections", st.rejected.Load())
 	w.int("expired_keys", s.eng.ExpiredKeys())
 	w.int("evicted_keys", 0)
-	w.int("total_error_replies", s.stats.errorReplies.Load())
+	w.int("pubsub_channels", 0)
+	w.int("pubsub_patterns", 0)
+	w.int("total_error_replies", st.errorReplies.Load())
 }
 
 func infoReplication(_ *Server, w *infoWriter) {
 	w.str("role", "master")
 	w.int("connected_slaves", 0)
+	w.str("master_failover_state", "no-failover")
+	w.str("master_replid", masterReplID)
+	w.str("master_replid2", "0000000000000000000000000000000000000000")
 	w.int("master_repl_offset", 0)
+	w.int("second_repl_offset", -1)
+	w.int("repl_backlog_active", 0)
+	w.int("repl_backlog_size", 0)
+	w.int("repl_backlog_first_byte_offset", 0)
+	w.int("repl_backlog_histlen", 0)
 }
 
 func infoCPU(_ *Server, w *infoWriter) {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return
-	}
 	tv := func(t syscall.Timeval) string {
 		return strconv.FormatFloat(float64(t.Sec)+float64(t.Usec)/1e6, 'f', 6, 64)
 	}
-	w.str("used_cpu_sys", tv(ru.Stime))
-	w.str("used_cpu_user", tv(ru.Utime))
+	var self, children syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &self); err != nil {
+		return
+	}
+	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children)
+	w.str("used_cpu_sys", tv(self.Stime))
+	w.str("used_cpu_user", tv(self.Utime))
+	w.str("used_cpu_sys_children", tv(children.Stime))
+	w.str("used_cpu_user_children", tv(children.Utime))
+}
+
+// infoCommandStats has a line for each command (and subcommand, as
+// "config|get") that ran or was refused since start-up or RESETSTAT.
+func infoCommandStats(s *Server, w *infoWriter) {
+	for _, st := range s.stats.commands {
+		calls, usec, rejected, failed := st.calls.Load(), st.usec.Load(), st.rejected.Load(), st.failed.Load()
+		if calls == 0 && rejected == 0 && failed == 0 {
+			continue
+		}
+		perCall := 0.0
+		if calls > 0 {
+			perCall = float64(usec) / float64(calls)
+		}
+		w.str("cmdstat_"+st.name, "calls="+strconv.FormatInt(calls, 10)+",usec="+strconv.FormatInt(usec, 10)+
+			",usec_per_call="+strconv.FormatFloat(perCall, 'f', 2, 64)+
+			",rejected_calls="+strconv.FormatInt(rejected, 10)+",failed_calls="+strconv.FormatInt(failed, 10))
+	}
+}
+
+// infoErrorStats has a line per error code replied ("ERR", "WRONGTYPE").
+func infoErrorStats(s *Server, w *infoWriter) {
+	for _, e := range s.stats.errorCounts() {
+		w.str("errorstat_"+e.code, "count="+strconv.FormatInt(e.count, 10))
+	}
 }
 
 func infoCluster(_ *Server, w *infoWriter) {
@@ -328,26 +408,80 @@ func infoKeyspace(s *Server, w *infoWriter) {
 	}
 }
 
-func infoRocksDB(s *Server, w *infoWriter) {
-	usage, capacity := s.st.BlockCacheUsage()
-	w.uint("block_cache_usage", usage)
-	w.uint("block_cache_capacity", capacity)
-	var pending uint64
+// cfFigures are one column family's figures, for INFO rocksdb and /metrics.
+type cfFigures struct {
+	cf                     store.CF
+	estimateKeys           uint64
+	sstBytes               uint64
+	memtableBytes          uint64
+	pendingCompactionBytes uint64
+	level0Files            uint64
+	stalls                 store.WriteStalls
+}
+
+// rocksFigures are the database-wide figures.
+type rocksFigures struct {
+	blockCacheUsage, blockCacheCapacity uint64
+	runningCompactions, runningFlushes  uint64
+	delayedWriteRate                    uint64
+	writeStopped                        bool
+	stallSeconds                        float64
+	cfs                                 []cfFigures
+}
+
+func (s *Server) rocksFigures() rocksFigures {
+	r := rocksFigures{
+		runningCompactions: propUint(s.st, store.CFDefault, "rocksdb.num-running-compactions"),
+		runningFlushes:     propUint(s.st, store.CFDefault, "rocksdb.num-running-flushes"),
+		delayedWriteRate:   propUint(s.st, store.CFDefault, "rocksdb.actual-delayed-write-rate"),
+		writeStopped:       propUint(s.st, store.CFDefault, "rocksdb.is-write-stopped") != 0,
+		stallSeconds:       s.st.WriteStallSeconds(),
+	}
+	r.blockCacheUsage, r.blockCacheCapacity = s.st.BlockCacheUsage()
 	for _, cf := range store.AllCFs() {
-		pending += propUint(s.st, cf, "rocksdb.estimate-pending-compaction-bytes")
+		r.cfs = append(r.cfs, cfFigures{
+			cf:                     cf,
+			estimateKeys:           propUint(s.st, cf, "rocksdb.estimate-num-keys"),
+			sstBytes:               s.st.SSTBytes(cf),
+			memtableBytes:          propUint(s.st, cf, "rocksdb.cur-size-all-mem-tables"),
+			pendingCompactionBytes: propUint(s.st, cf, "rocksdb.estimate-pending-compaction-bytes"),
+			level0Files:            propUint(s.st, cf, "rocksdb.num-files-at-level0"),
+			stalls:                 s.st.WriteStalls(cf),
+		})
+	}
+	return r
+}
+
+func infoRocksDB(s *Server, w *infoWriter) {
+	r := s.rocksFigures()
+	w.uint("block_cache_usage", r.blockCacheUsage)
+	w.uint("block_cache_capacity", r.blockCacheCapacity)
+	var pending, stalls uint64
+	for _, f := range r.cfs {
+		pending += f.pendingCompactionBytes
+		stalls += f.stalls.Total()
 	}
 	w.uint("pending_compaction_bytes", pending)
-	w.uint("running_compactions", propUint(s.st, store.CFDefault, "rocksdb.num-running-compactions"))
-	w.uint("running_flushes", propUint(s.st, store.CFDefault, "rocksdb.num-running-flushes"))
-	w.uint("actual_delayed_write_rate", propUint(s.st, store.CFDefault, "rocksdb.actual-delayed-write-rate"))
-	w.uint("is_write_stopped", propUint(s.st, store.CFDefault, "rocksdb.is-write-stopped"))
-	for _, cf := range store.AllCFs() {
-		p := cf.String() + "_"
-		w.uint(p+"estimate_num_keys", propUint(s.st, cf, "rocksdb.estimate-num-keys"))
-		w.uint(p+"sst_bytes", s.st.SSTBytes(cf))
-		w.uint(p+"memtable_bytes", propUint(s.st, cf, "rocksdb.cur-size-all-mem-tables"))
-		w.uint(p+"pending_compaction_bytes", propUint(s.st, cf, "rocksdb.estimate-pending-compaction-bytes"))
-		w.uint(p+"num_files_at_level0", propUint(s.st, cf, "rocksdb.num-files-at-level0"))
+	w.uint("running_compactions", r.runningCompactions)
+	w.uint("running_flushes", r.runningFlushes)
+	w.uint("actual_delayed_write_rate", r.delayedWriteRate)
+	w.bool("is_write_stopped", r.writeStopped)
+	w.uint("write_stalls", stalls)
+	w.str("write_stall_seconds", strconv.FormatFloat(r.stallSeconds, 'f', 3, 64))
+	for _, f := range r.cfs {
+		p := f.cf.String() + "_"
+		w.uint(p+"estimate_num_keys", f.estimateKeys)
+		w.uint(p+"sst_bytes", f.sstBytes)
+		w.uint(p+"memtable_bytes", f.memtableBytes)
+		w.uint(p+"pending_compaction_bytes", f.pendingCompactionBytes)
+		w.uint(p+"num_files_at_level0", f.level0Files)
+		st := f.stalls
+		w.str(p+"write_stalls", "level0_slowdown="+strconv.FormatUint(st.Level0Slowdown, 10)+
+			",level0_stop="+strconv.FormatUint(st.Level0Stop, 10)+
+			",pending_compaction_slowdown="+strconv.FormatUint(st.PendingCompactSlow, 10)+
+			",pending_compaction_stop="+strconv.FormatUint(st.PendingCompactStop, 10)+
+			",memtable_slowdown="+strconv.FormatUint(st.MemtableSlowdown, 10)+
+			",memtable_stop="+strconv.FormatUint(st.MemtableStop, 10))
 	}
 }
 
@@ -357,16 +491,16 @@ func infoRocksDB(s *Server, w *infoWriter) {
 func infoReclaim(s *Server, w *infoWriter) {
 	gc := s.st.GCStats()
 	rs := s.st.ReclaimStats()
-	// Dropped is indexed by compaction.Kind (subkey 0, score 1, bookkeeping
-	// 2), which server may not import; TestInfoReclaimKinds pins the order.
-	w.uint("reclaim_dropped_subkey", gc.Dropped[0])
-	w.uint("reclaim_dropped_score", gc.Dropped[1])
-	w.uint("reclaim_dropped_bookkeeping", gc.Dropped[2])
+	for i, kind := range reclaimKinds {
+		w.uint("reclaim_dropped_"+kind, gc.Dropped[i])
+	}
 	w.uint("reclaim_dead_cache_hits", gc.CacheHits)
 	w.uint("reclaim_errors", gc.Errors)
 	w.int("reclaim_queue_length", int64(rs.QueueLength))
 	w.uint("reclaim_compactions", rs.Compactions)
 	w.uint("reclaim_queue_overflows", rs.Overflows)
+	w.bool("reclaim_in_progress", rs.Running)
+	w.uint("reclaim_freed_bytes", rs.FreedBytes)
 }
 
 // propUint reads an integer RocksDB property; 0 when it is missing.

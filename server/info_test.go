@@ -47,7 +47,8 @@ func TestInfoSections(t *testing.T) {
 			`bookkeeping_pending_compaction_bytes:\d+`, `expire_num_files_at_level0:\d+`, `default_estimate_num_keys:\d+`}},
 		{"reclaim", "Reclaim", []string{`reclaim_dropped_subkey:\d+`, `reclaim_dropped_score:\d+`,
 			`reclaim_dropped_bookkeeping:\d+`, `reclaim_dead_cache_hits:\d+`, `reclaim_errors:\d+`,
-			`reclaim_queue_length:\d+`, `reclaim_compactions:\d+`, `reclaim_queue_overflows:\d+`}},
+			`reclaim_queue_length:\d+`, `reclaim_compactions:\d+`, `reclaim_queue_overflows:\d+`,
+			`reclaim_in_progress:[01]`, `reclaim_freed_bytes:\d+`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.section, func(t *testing.T) {
@@ -72,22 +73,36 @@ func TestInfoSections(t *testing.T) {
 	}
 	// The reclaim section has exactly its documented fields.
 	rec, _ := c.Do(ctx, "INFO", "reclaim").Text()
-	if n := strings.Count(rec, "\r\n"); n != 1+8 {
-		t.Errorf("INFO reclaim has %d lines, want a heading and 8 fields:\n%s", n, rec)
+	if n := strings.Count(rec, "\r\n"); n != 1+10 {
+		t.Errorf("INFO reclaim has %d lines, want a heading and 10 fields:\n%s", n, rec)
 	}
 
 	all, err := c.Do(ctx, "INFO").Text()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"default", "all", "everything", "ALL"} {
-		got, _ := c.Do(ctx, "INFO", name).Text()
-		if headings(got) != headings(all) {
-			t.Errorf("INFO %s sections %q, INFO %q", name, headings(got), headings(all))
-		}
+	const defaults = "Server Clients Memory Persistence Stats Replication CPU Errorstats Cluster Keyspace RocksDB Reclaim"
+	const everything = "Server Clients Memory Persistence Stats Replication CPU Commandstats Errorstats Cluster Keyspace RocksDB Reclaim"
+	if headings(all) != defaults {
+		t.Errorf("INFO sections %q, want %q", headings(all), defaults)
 	}
-	if want := "Server Clients Memory Persistence Stats Replication CPU Cluster Keyspace RocksDB Reclaim"; headings(all) != want {
-		t.Errorf("INFO sections %q, want %q", headings(all), want)
+	for _, tt := range []struct {
+		args []any
+		want string
+	}{
+		{[]any{"default"}, defaults},
+		{[]any{"DEFAULT"}, defaults},
+		{[]any{"all"}, everything},
+		{[]any{"everything"}, everything},
+		{[]any{"ALL"}, everything},
+		{[]any{"default", "commandstats"}, everything},
+		{[]any{"commandstats", "errorstats"}, "Commandstats Errorstats"},
+		{[]any{"stats", "all"}, everything},
+	} {
+		got, _ := c.Do(ctx, append([]any{"INFO"}, tt.args...)...).Text()
+		if headings(got) != tt.want {
+			t.Errorf("INFO %v sections %q, want %q", tt.args, headings(got), tt.want)
+		}
 	}
 	if !strings.Contains(all, "\r\n\r\n# Clients\r\n") {
 		t.Errorf("sections are not separated by a blank line")

@@ -315,6 +315,7 @@ func splitArgs(line []byte) ([][]byte, bool) {
 type guardListener struct {
 	net.Listener
 	drained <-chan struct{}
+	stats   *serverStats // counts the bytes read and written
 }
 
 func (l guardListener) Accept() (net.Conn, error) {
@@ -325,7 +326,7 @@ func (l guardListener) Accept() (net.Conn, error) {
 		}
 		return nil, err
 	}
-	return &guardConn{Conn: c}, nil
+	return &guardConn{Conn: c, stats: l.stats}, nil
 }
 
 // guardConn passes what it reads through a respGuard. On a violation it
@@ -338,8 +339,18 @@ type guardConn struct {
 	in      []byte // raw bytes from the socket
 	out     []byte // canonical bytes not yet handed to redcon
 	pending replyError
-	held    []byte // raw bytes watch read while the handler waited
-	heldErr error  // the read error watch met, returned once held is used up
+	held    []byte       // raw bytes watch read while the handler waited
+	heldErr error        // the read error watch met, returned once held is used up
+	stats   *serverStats // nil in unit tests
+}
+
+// Write counts the bytes redcon sends (one call per flush).
+func (c *guardConn) Write(p []byte) (int, error) {
+	n, err := c.Conn.Write(p)
+	if c.stats != nil {
+		c.stats.netOut.Add(int64(n))
+	}
+	return n, err
 }
 
 // errHeldOverflow ends a connection that sent more than queryBufferLimit
@@ -416,6 +427,9 @@ func (c *guardConn) Read(p []byte) (int, error) {
 			c.in = make([]byte, 16<<10)
 		}
 		n, err := c.readRaw(c.in[:cap(c.in)])
+		if n > 0 && c.stats != nil {
+			c.stats.netIn.Add(int64(n))
+		}
 		if n > 0 {
 			c.out, c.pending = c.guard.feed(c.in[:n], c.out[:0])
 		}

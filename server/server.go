@@ -46,9 +46,13 @@ type Server struct {
 	closeOnce  sync.Once
 	serveDone  chan struct{}
 	shutdownMu sync.Mutex
-	blocking   blockRegistry // clients parked in BLPOP and the like (blocking.go)
-	pause      pauser        // CLIENT PAUSE (client_ops.go)
-	backup     backups       // BGSAVE (backup.go)
+	blocking   blockRegistry  // clients parked in BLPOP and the like (blocking.go)
+	pause      pauser         // CLIENT PAUSE (client_ops.go)
+	backup     backups        // BGSAVE (backup.go)
+	slowlog    slowlog        // SLOWLOG (slowlog.go)
+	monitors   monitorSet     // MONITOR clients (monitor.go)
+	metrics    *metricsServer // /metrics, nil when metrics.addr is "" (metrics.go)
+	statsStop  chan struct{}  // ends the ops sampler
 
 	// Shutdown: closing stops new commands from running; inflight counts
 	// the ones running; drained lets the listener's Accept fail, after which
@@ -57,14 +61,6 @@ type Server struct {
 	inflight  atomic.Int64
 	drained   chan struct{}
 	sweepStop chan struct{}
-}
-
-type serverStats struct {
-	commands         atomic.Int64
-	connections      atomic.Int64
-	rejected         atomic.Int64
-	errorReplies     atomic.Int64
-	expiredKeysTicks atomic.Int64
 }
 
 // Start opens the store in cfg.Storage.Dir, starts active expiry and serves
@@ -96,16 +92,28 @@ func Start(cfg conf.Config, log zerolog.Logger) (*Server, error) {
 	}
 	s.backup.lastSave, s.backup.lastOK = s.started, true
 	s.blocking.init()
+	s.initStats()
+	s.slowlog.init(cfg.Server.SlowlogLogSlowerThan, cfg.Server.SlowlogMaxLen, s.log)
+	s.statsStop = make(chan struct{})
+	go s.stats.runSampler(s.statsStop)
+	if a := cfg.Metrics.ListenAddr(); a != "" {
+		if s.metrics, err = s.startMetrics(a); err != nil {
+			close(s.statsStop)
+			ln.Close()
+			st.Close()
+			return nil, err
+		}
+	}
 	s.rs = redcon.NewServerNetwork("tcp", ln.Addr().String(), s.handle, s.accept, s.closed)
 	eng.Start()
 	go s.closeIdle(s.sweepStop)
 	go func() {
 		defer close(s.serveDone)
-		if err := s.rs.Serve(guardListener{Listener: ln, drained: s.drained}); err != nil && !errors.Is(err, net.ErrClosed) {
+		if err := s.rs.Serve(guardListener{Listener: ln, drained: s.drained, stats: &s.stats}); err != nil && !errors.Is(err, net.ErrClosed) {
 			s.log.Error().Err(err).Msg("serve failed")
 		}
 	}()
-	s.log.Info().Str("addr", ln.Addr().String()).Str("version", Version).Msg("listening")
+	s.log.Info().Str("addr", ln.Addr().String()).Str("version", Version).Dict("config", configDict(&cfg)).Msg("listening")
 	return s, nil
 }
 
@@ -131,6 +139,7 @@ func (s *Server) Close() error {
 		s.log.Info().Msg("shutdown: stopped accepting connections")
 		s.blocking.close()
 		s.pause.close()
+		s.monitors.close()
 		s.st.CancelManualCompactions() // a COMPACT under way returns now
 		deadline := time.Now().Add(shutdownGrace)
 		for s.inflight.Load() > 0 && time.Now().Before(deadline) {
@@ -144,6 +153,10 @@ func (s *Server) Close() error {
 		close(s.drained)
 		<-s.serveDone
 		close(s.sweepStop)
+		if s.metrics != nil {
+			s.metrics.close()
+		}
+		close(s.statsStop)
 		s.log.Info().Msg("shutdown: client connections closed")
 		// The world lock waits for any keyed command still running.
 		unlock := s.st.LockWorld()
@@ -193,6 +206,14 @@ func (s *Server) closed(conn redcon.Conn, err error) {
 	if !ok {
 		return
 	}
+	if c.isMonitor() {
+		return // detached: the monitor drops it when it ends
+	}
+	s.dropClient(c)
+}
+
+// dropClient forgets a client whose connection ended.
+func (s *Server) dropClient(c *Client) {
 	s.mu.Lock()
 	delete(s.clients, c.ID)
 	s.mu.Unlock()
@@ -244,7 +265,6 @@ func (s *Server) handle(conn redcon.Conn, rc redcon.Command) {
 }
 
 func (s *Server) dispatch(c *Client, conn redcon.Conn, args [][]byte) {
-	s.stats.commands.Add(1)
 	c.lastActive.Store(time.Now().UnixMilli())
 	name := lower(args[0])
 	cmd, found := s.table[name]
@@ -255,11 +275,11 @@ func (s *Server) dispatch(c *Client, conn redcon.Conn, args [][]byte) {
 	c.setLastCmd(name)
 	// Redis's order: unknown command, then arity, then authentication.
 	if !cmd.arityOK(len(args)) {
-		s.replyError(conn, errWrongArity(cmd.Name))
+		s.rejectCommand(conn, cmd, errWrongArity(cmd.Name))
 		return
 	}
 	if !c.isAuthed() && cmd.Flags&NoAuth == 0 {
-		s.replyError(conn, errNoAuth)
+		s.rejectCommand(conn, cmd, errNoAuth)
 		return
 	}
 	if s.pause.active.Load() {
@@ -268,7 +288,10 @@ func (s *Server) dispatch(c *Client, conn redcon.Conn, args [][]byte) {
 		c.blocked.Store(false)
 	}
 	ctx := &Ctx{Conn: conn, Srv: s, Client: c, DB: c.currentDB()}
-	if err := cmd.Run(ctx, args); err != nil {
+	start := monoNow()
+	err := cmd.Run(ctx, args)
+	s.observe(ctx, cmd, args, monoNow()-start, err)
+	if err != nil {
 		text, known := errorText(err)
 		if !known {
 			s.log.Error().Err(err).Str("cmd", name).Msg("command failed")
@@ -277,8 +300,8 @@ func (s *Server) dispatch(c *Client, conn redcon.Conn, args [][]byte) {
 	}
 }
 
-func (s *Server) replyError(conn redcon.Conn, err replyError) {
-	s.stats.errorReplies.Add(1)
+func (s *Server) replyError(conn replyWriter, err replyError) {
+	s.stats.countError(string(err))
 	conn.WriteError(sanitize(string(err)))
 }
 
@@ -304,6 +327,8 @@ type Ctx struct {
 	Srv    *Server
 	Client *Client
 	DB     *types.DB
+
+	blocked time.Duration // time spent waiting in blockOn, left out of the command's latency
 }
 
 // writeBulks replies with an array of bulk strings; nil entries are nulls.

@@ -30,6 +30,8 @@ type Command struct {
 	// Subcommands are a container command's subcommands (CLIENT SETNAME),
 	// for its dispatch and for COMMAND INFO and DOCS; nil for other commands.
 	Subcommands []Subcommand
+
+	stats *commandStats // this server's counters for the command (stats.go)
 }
 
 // Subcommand is one subcommand of a container command. Arity counts the

@@ -38,8 +38,9 @@ import (
 )
 
 const (
-	redisServerBin = "/usr/bin/redis-server"
-	redisCliBin    = "/usr/bin/redis-cli"
+	redisServerBin    = "/usr/bin/redis-server"
+	redisCliBin       = "/usr/bin/redis-cli"
+	redisBenchmarkBin = "/usr/bin/redis-benchmark"
 
 	startTimeout = 20 * time.Second // until PING answers
 	stopTimeout  = 20 * time.Second // from SIGTERM until SIGKILL

@@ -33,9 +33,10 @@ var allowedImports = map[string][]string{
 // thirdPartyOwners lists, for each third-party library, the only packages of
 // ours that may import it.
 var thirdPartyOwners = map[string][]string{
-	"github.com/linxGnu/grocksdb": {"server/store", "compaction"},
-	"github.com/tidwall/redcon":   {"server"},
-	"github.com/redis/go-redis":   {"tests"},
+	"github.com/linxGnu/grocksdb":         {"server/store", "compaction"},
+	"github.com/tidwall/redcon":           {"server"},
+	"github.com/prometheus/client_golang": {"server"},
+	"github.com/redis/go-redis":           {"tests"},
 }
 
 // thirdPartyForbidden lists, for each package of ours, libraries it must not

@@ -33,8 +33,6 @@ type fullCompactor struct {
 // fullCompactionCheck is how often the schedule is looked at.
 const fullCompactionCheck = time.Second
 
-// progressEvery is how often a long job logs its progress.
-const progressEvery = 5 * time.Second
 
 func newFullCompactor(s *Store, c conf.Compaction) *fullCompactor {
 	w, _ := conf.ParseWindow(c.FullWindow) // Validate has checked it

@@ -5,6 +5,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/shaledb/shale/conf"
 	"github.com/shaledb/shale/subkey"
 )
@@ -21,6 +23,8 @@ type reclaimer struct {
 	rateBits    atomic.Uint64 // float64 bits: compactions per second
 	compactions atomic.Uint64
 	overflows   atomic.Uint64
+	running     atomic.Bool   // a targeted compaction runs now
+	freedBytes  atomic.Uint64 // SST bytes the targeted compactions freed
 	stopc       chan struct{}
 	done        chan struct{}
 }
@@ -74,14 +78,32 @@ func (r *reclaimer) run() {
 			case <-time.After(wait):
 			}
 		}
-		lower := subkey.AppendPrefix(nil, it.uid)
-		upper := subkey.AppendUpperBound(nil, it.uid)
-		r.s.CompactRange(CFSubkey, lower, upper)
-		r.s.CompactRange(CFScore, lower, upper)
+		r.reclaim(it)
 		last = time.Now()
-		r.compactions.Add(1)
-		r.s.log.Debug().Uint64("uid", it.uid).Dur("took", last.Sub(it.at)).Msg("reclaimed uid range")
 	}
+}
+
+// reclaim compacts one uid's range and logs what it freed.
+func (r *reclaimer) reclaim(it reclaimItem) {
+	lower := subkey.AppendPrefix(nil, it.uid)
+	upper := subkey.AppendUpperBound(nil, it.uid)
+	sst := func() uint64 { return r.s.SSTBytes(CFSubkey) + r.s.SSTBytes(CFScore) }
+	start, before := time.Now(), sst()
+	r.running.Store(true)
+	done := r.s.trackJob("reclaim", progressEvery, func(e *zerolog.Event) {
+		e.Uint64("uid", it.uid).Uint64("sst_bytes", sst())
+	})
+	r.s.CompactRange(CFSubkey, lower, upper)
+	r.s.CompactRange(CFScore, lower, upper)
+	done()
+	r.running.Store(false)
+	after := sst()
+	if before > after {
+		r.freedBytes.Add(before - after)
+	}
+	r.compactions.Add(1)
+	r.s.log.Info().Uint64("uid", it.uid).Dur("took", time.Since(start)).Dur("queued", start.Sub(it.at)).
+		Uint64("sst_bytes_before", before).Uint64("sst_bytes_after", after).Msg("reclaimed removed key")
 }
 
 func (r *reclaimer) stop() {
@@ -94,6 +116,8 @@ type ReclaimStats struct {
 	QueueLength int    // uids waiting for their compaction
 	Compactions uint64 // targeted range compactions run
 	Overflows   uint64 // uids not queued because the queue was full
+	Running     bool   // a targeted compaction runs now
+	FreedBytes  uint64 // SST bytes freed by the targeted compactions (the subkey and score CFs' size before minus after)
 }
 
 // ReclaimStats returns the reclaimer's counters.
@@ -102,6 +126,8 @@ func (s *Store) ReclaimStats() ReclaimStats {
 		QueueLength: len(s.reclaim.queue),
 		Compactions: s.reclaim.compactions.Load(),
 		Overflows:   s.reclaim.overflows.Load(),
+		Running:     s.reclaim.running.Load(),
+		FreedBytes:  s.reclaim.freedBytes.Load(),
 	}
 }
 

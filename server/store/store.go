@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/linxGnu/grocksdb"
@@ -264,6 +265,9 @@ func (s *Store) GCStats() compaction.Stats { return s.gc.Stats() }
 // Compact runs a full manual compaction of every column family, forcing the
 // bottommost level through the filters (a plain CompactRange could be a
 // trivial move that rewrites, and so reclaims, nothing).
+//
+// It logs the SST bytes before and after and the time it took, and a
+// progress line every few seconds while it runs.
 func (s *Store) Compact() {
 	if !s.beginManual() {
 		return
@@ -273,9 +277,19 @@ func (s *Store) Compact() {
 	defer opt.Destroy()
 	opt.SetBottommostLevelCompaction(grocksdb.KForce)
 	opt.SetExclusiveManualCompaction(false)
-	for _, h := range s.cfs {
+	start, before := time.Now(), s.totalSSTBytes()
+	var current atomic.Int32 // the CF being compacted, for the progress line
+	done := s.trackJob("full compaction", progressEvery, func(e *zerolog.Event) {
+		e.Str("cf", CF(current.Load()).String()).Uint64("pending_compaction_bytes", s.pendingCompactionBytes()).
+			Uint64("sst_bytes", s.totalSSTBytes())
+	})
+	for cf, h := range s.cfs {
+		current.Store(int32(cf))
 		s.db.CompactRangeCFOpt(h, grocksdb.Range{}, opt)
 	}
+	done()
+	s.log.Info().Dur("took", time.Since(start)).Uint64("sst_bytes_before", before).
+		Uint64("sst_bytes_after", s.totalSSTBytes()).Msg("full compaction done")
 }
 
 // CompactRange compacts [lower, upper) of one CF, forcing the bottommost level.

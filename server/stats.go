@@ -1,0 +1,292 @@
+package server
+
+import (
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Command statistics: what INFO commandstats, errorstats and stats report
+// and what /metrics exports, kept once. The dispatcher calls observe after
+// each command runs and rejectCommand when it refuses one; replyError counts
+// error replies. Every counter is an atomic in a struct the table lookup
+// already found, so the hot path allocates nothing and takes no lock.
+
+// latencyBoundsUsec are the upper bounds, in microseconds, of the latency
+// histogram buckets; a last bucket holds everything slower.
+var latencyBoundsUsec = [...]int64{
+	10, 25, 50, 100, 250, 500,
+	1_000, 2_500, 5_000, 10_000, 25_000, 50_000,
+	100_000, 250_000, 500_000, 1_000_000, 2_500_000, 5_000_000, 10_000_000,
+}
+
+// commandStats are one command's (or subcommand's) counters, as Redis's
+// cmdstat_<name> line reports them.
+type commandStats struct {
+	name     string                                   // "get", or "client|list" for a subcommand
+	calls    atomic.Int64                             // runs, failed ones included
+	usec     atomic.Int64                             // total run time in microseconds
+	rejected atomic.Int64                             // refused before running (arity, NOAUTH)
+	failed   atomic.Int64                             // ran and replied an error
+	buckets  [len(latencyBoundsUsec) + 1]atomic.Int64 // runs per latency bucket
+	subs     []*commandStats                          // a container's subcommands, parallel to Command.Subcommands
+}
+
+func (st *commandStats) record(usec int64, failed bool) {
+	st.calls.Add(1)
+	st.usec.Add(usec)
+	i := 0
+	for i < len(latencyBoundsUsec) && usec > latencyBoundsUsec[i] {
+		i++
+	}
+	st.buckets[i].Add(1)
+	if failed {
+		st.failed.Add(1)
+	}
+}
+
+func (st *commandStats) reset() {
+	st.calls.Store(0)
+	st.usec.Store(0)
+	st.rejected.Store(0)
+	st.failed.Store(0)
+	for i := range st.buckets {
+		st.buckets[i].Store(0)
+	}
+}
+
+// maxErrorCodes caps the distinct error codes errorstats tracks, as Redis's
+// ERROR_STATS_NUMBER does; later new codes still count in
+// total_error_replies.
+const maxErrorCodes = 128
+
+// serverStats are the server-wide counters.
+type serverStats struct {
+	connections  atomic.Int64 // connections accepted
+	rejected     atomic.Int64 // connections refused by maxclients
+	errorReplies atomic.Int64 // error replies sent
+	netIn        atomic.Int64 // bytes read from clients
+	netOut       atomic.Int64 // bytes written to clients
+
+	commands []*commandStats // every command and subcommand, by name
+
+	errMu  sync.RWMutex
+	errors map[string]*atomic.Int64 // error replies by code ("ERR", "WRONGTYPE")
+
+	ops opsSampler
+}
+
+// initStats gives every command of the table (and every subcommand) its
+// counters.
+func (s *Server) initStats() {
+	for _, c := range s.table {
+		c.stats = &commandStats{name: c.Name}
+		if c.Subcommands == nil {
+			s.stats.commands = append(s.stats.commands, c.stats)
+			continue
+		}
+		for _, sc := range c.Subcommands {
+			sub := &commandStats{name: c.Name + "|" + sc.Name}
+			c.stats.subs = append(c.stats.subs, sub)
+			s.stats.commands = append(s.stats.commands, sub)
+		}
+	}
+	slices.SortFunc(s.stats.commands, func(a, b *commandStats) int { return strings.Compare(a.name, b.name) })
+	s.stats.errors = make(map[string]*atomic.Int64)
+}
+
+// statsFor finds the counters a run of cmd with args belongs to: the
+// subcommand's for a container. sub is nil for a plain command; st is nil
+// for an unknown subcommand, which Redis counts nowhere.
+func statsFor(cmd *Command, args [][]byte) (st *commandStats, sub *Subcommand) {
+	if cmd.Subcommands == nil {
+		return cmd.stats, nil
+	}
+	if len(args) < 2 {
+		return nil, nil
+	}
+	for i := range cmd.Subcommands {
+		if sc := &cmd.Subcommands[i]; strings.EqualFold(sc.Name, string(args[1])) {
+			return cmd.stats.subs[i], sc
+		}
+	}
+	return nil, nil
+}
+
+// clockBase anchors monoNow.
+var clockBase = time.Now()
+
+// monoNow reads the monotonic clock only: one clock read, where time.Now
+// takes two (wall and monotonic). The dispatcher times commands with it.
+func monoNow() time.Duration { return time.Since(clockBase) }
+
+// observe records a command the dispatcher ran for dur: its counters and
+// latency, the slow log, and the MONITOR feed. Time spent blocked (BLPOP
+// waiting) does not count, as in Redis.
+func (s *Server) observe(c *Ctx, cmd *Command, args [][]byte, dur time.Duration, err error) {
+	dur -= c.blocked
+	st, sub := statsFor(cmd, args)
+	if st == nil {
+		return
+	}
+	flags := cmd.Flags
+	if sub != nil {
+		if !arityFits(sub.Arity, len(args)) {
+			st.rejected.Add(1)
+			return
+		}
+		flags = sub.Flags
+	}
+	usec := dur.Microseconds()
+	st.record(usec, err != nil)
+	if limit := s.slowlog.threshold.Load(); limit >= 0 && usec >= limit {
+		s.slowlog.add(c, st.name, args, usec)
+	}
+	if s.monitors.count.Load() > 0 && flags&Admin == 0 {
+		s.monitors.feed(c, args, time.Now())
+	}
+}
+
+// rejectCommand replies err to a command refused before it ran (wrong
+// arity, NOAUTH) and counts it in the command's rejected_calls.
+func (s *Server) rejectCommand(conn replyWriter, cmd *Command, err replyError) {
+	cmd.stats.rejected.Add(1)
+	s.replyError(conn, err)
+}
+
+// replyWriter is the part of redcon.Conn replyError needs.
+type replyWriter interface{ WriteError(msg string) }
+
+// countError counts one error reply under its code, the text's first word.
+func (st *serverStats) countError(text string) {
+	st.errorReplies.Add(1)
+	code := text
+	if i := strings.IndexByte(text, ' '); i >= 0 {
+		code = text[:i]
+	}
+	st.errMu.RLock()
+	n := st.errors[code]
+	st.errMu.RUnlock()
+	if n == nil {
+		st.errMu.Lock()
+		if n = st.errors[code]; n == nil && len(st.errors) < maxErrorCodes {
+			n = new(atomic.Int64)
+			st.errors[strings.Clone(code)] = n
+		}
+		st.errMu.Unlock()
+	}
+	if n != nil {
+		n.Add(1)
+	}
+}
+
+// errorCounts returns the error codes seen and their counts, sorted by code.
+func (st *serverStats) errorCounts() []errorCount {
+	st.errMu.RLock()
+	out := make([]errorCount, 0, len(st.errors))
+	for code, n := range st.errors {
+		out = append(out, errorCount{code, n.Load()})
+	}
+	st.errMu.RUnlock()
+	slices.SortFunc(out, func(a, b errorCount) int { return strings.Compare(a.code, b.code) })
+	return out
+}
+
+type errorCount struct {
+	code  string
+	count int64
+}
+
+// totalCommands is total_commands_processed: every run of every command.
+func (st *serverStats) totalCommands() int64 {
+	var n int64
+	for _, c := range st.commands {
+		n += c.calls.Load()
+	}
+	return n
+}
+
+// reset is CONFIG RESETSTAT's part: the stats, commandstats and errorstats
+// counters. Connected and blocked clients, keys and RocksDB's figures are
+// states, not counters, and stay.
+func (st *serverStats) reset() {
+	st.connections.Store(0)
+	st.rejected.Store(0)
+	st.errorReplies.Store(0)
+	st.netIn.Store(0)
+	st.netOut.Store(0)
+	for _, c := range st.commands {
+		c.reset()
+	}
+	st.errMu.Lock()
+	clear(st.errors)
+	st.errMu.Unlock()
+	st.ops.reset()
+}
+
+// opsSampler computes instantaneous_ops_per_sec and the input and output
+// kbps as Redis does: the mean of the last 16 samples of each rate, taken
+// every 100 ms.
+type opsSampler struct {
+	mu      sync.Mutex
+	samples [3][16]float64 // commands, input bytes, output bytes per second
+	idx     int
+	last    [3]int64  // the totals at the last sample
+	lastAt  time.Time // when it was taken
+}
+
+const opsSampleEvery = 100 * time.Millisecond
+
+// runSampler samples the server's totals until stop is closed.
+func (st *serverStats) runSampler(stop <-chan struct{}) {
+	t := time.NewTicker(opsSampleEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case now := <-t.C:
+			st.ops.sample([3]int64{st.totalCommands(), st.netIn.Load(), st.netOut.Load()}, now)
+		}
+	}
+}
+
+func (o *opsSampler) sample(totals [3]int64, now time.Time) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !o.lastAt.IsZero() {
+		if el := now.Sub(o.lastAt).Seconds(); el > 0 {
+			for i, v := range totals {
+				o.samples[i][o.idx] = max(0, float64(v-o.last[i])/el)
+			}
+			o.idx = (o.idx + 1) % len(o.samples[0])
+		}
+	}
+	o.last, o.lastAt = totals, now
+}
+
+func (o *opsSampler) mean(i int) float64 {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var sum float64
+	for _, v := range o.samples[i] {
+		sum += v
+	}
+	return sum / float64(len(o.samples[i]))
+}
+
+// perSecond is instantaneous_ops_per_sec, rounded down as Redis prints it.
+func (o *opsSampler) perSecond() int64 { return int64(o.mean(0)) }
+
+// kbps is instantaneous_input_kbps and instantaneous_output_kbps.
+func (o *opsSampler) kbps() (in, out float64) { return o.mean(1) / 1024, o.mean(2) / 1024 }
+
+// reset forgets the samples; the next one only sets the baseline.
+func (o *opsSampler) reset() {
+	o.mu.Lock()
+	o.samples = [3][16]float64{}
+	o.idx, o.lastAt = 0, time.Time{}
+	o.mu.Unlock()
+}
