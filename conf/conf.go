@@ -38,6 +38,23 @@ type Server struct {
 	// EnableDebugCommand allows the DEBUG subcommands used by tests.
 	// Default false.
 	EnableDebugCommand bool `toml:"enable_debug_command"`
+	// ProtoMaxBulkLen is the largest bulk string a client may send, and the
+	// largest a string value may grow to (APPEND, SETRANGE), as Redis's
+	// proto-max-bulk-len. Default 512 MiB; at least 1 MiB.
+	ProtoMaxBulkLen ByteSize `toml:"proto_max_bulk_len"`
+	// ProtoMaxMultibulkLen is the most arguments one command may have.
+	// Default 2147483647 (Redis's fixed limit, INT_MAX); at least 1.
+	ProtoMaxMultibulkLen int64 `toml:"proto_max_multibulk_len"`
+	// ClientQueryBufferLimit is the most bytes one command may take on the
+	// wire; a client that sends more is disconnected, as with Redis's
+	// client-query-buffer-limit. Default 1 GiB; at least 1 MiB.
+	ClientQueryBufferLimit ByteSize `toml:"client_query_buffer_limit"`
+	// ClientOutputBufferLimit is the most reply bytes a client may leave
+	// unread (queued in the server, not yet taken by the kernel); a client
+	// that passes it is disconnected, as with Redis's hard
+	// client-output-buffer-limit for normal clients. Default 1 GiB; 0 means
+	// no limit.
+	ClientOutputBufferLimit ByteSize `toml:"client_output_buffer_limit"`
 }
 
 // Storage is the [storage] section: where the data lives and how durable
@@ -213,6 +230,11 @@ func Default() Config {
 			Port:       6379,
 			Databases:  16,
 			MaxClients: 10000,
+
+			ProtoMaxBulkLen:         512 * MiB,
+			ProtoMaxMultibulkLen:    1<<31 - 1,
+			ClientQueryBufferLimit:  GiB,
+			ClientOutputBufferLimit: GiB,
 		},
 		Storage: Storage{
 			Dir: "./data",

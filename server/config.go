@@ -268,6 +268,10 @@ var configParams = slices.Concat(
 		field("maxclients", "server.maxclients", intValue, func(c *conf.Config) *int { return &c.Server.MaxClients }, live),
 		field("timeout", "server.timeout", secondsValue, func(c *conf.Config) *conf.Duration { return &c.Server.Timeout }, live),
 		field("enable-debug-command", "server.enable_debug_command", boolValue, func(c *conf.Config) *bool { return &c.Server.EnableDebugCommand }, restart),
+		field("proto-max-bulk-len", "server.proto_max_bulk_len", sizeValue, func(c *conf.Config) *conf.ByteSize { return &c.Server.ProtoMaxBulkLen }, live),
+		field("server.proto_max_multibulk_len", "server.proto_max_multibulk_len", int64Value, func(c *conf.Config) *int64 { return &c.Server.ProtoMaxMultibulkLen }, live),
+		field("client-query-buffer-limit", "server.client_query_buffer_limit", sizeValue, func(c *conf.Config) *conf.ByteSize { return &c.Server.ClientQueryBufferLimit }, live),
+		field("server.client_output_buffer_limit", "server.client_output_buffer_limit", sizeValue, func(c *conf.Config) *conf.ByteSize { return &c.Server.ClientOutputBufferLimit }, live),
 
 		field("dir", "storage.dir", stringValue, func(c *conf.Config) *string { return &c.Storage.Dir }, restart),
 		field("storage.sync_writes", "storage.sync_writes", boolValue, func(c *conf.Config) *bool { return &c.Storage.SyncWrites }, restart),
@@ -431,6 +435,7 @@ func cmdConfigSet(c *Ctx, args [][]byte) error {
 // RocksDB's (applyRocksDB), to the running server. requirepass and
 // maxclients need nothing: they are read from s.cfg.
 func (s *Server) applyConfig(old, next *conf.Config) {
+	s.setLimits(next.Server)
 	if next.Server.Timeout != old.Server.Timeout {
 		// redcon reads it when it accepts a connection: new connections only.
 		s.rs.SetIdleClose(next.Server.Timeout.Duration)

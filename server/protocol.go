@@ -5,20 +5,45 @@ import (
 	"net"
 	"strconv"
 	"sync/atomic"
+	"syscall"
 	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/shaledb/shale/conf"
 )
 
 // Redis's protocol limits. redcon enforces none of them, and a bulk length
 // near MaxInt64 would overflow its bounds arithmetic, so every byte a client
-// sends passes through a respGuard before redcon parses it.
+// sends passes through a respGuard before redcon parses it. The limits that
+// can be configured are in connLimits.
 const (
-	protoMaxBulkLen     = 512 << 20 // proto-max-bulk-len
-	protoMaxMultibulk   = 1<<31 - 1 // INT_MAX arguments
-	protoInlineMax      = 64 << 10  // PROTO_INLINE_MAX_SIZE
-	queryBufferLimit    = 1 << 30   // client-query-buffer-limit: bytes of one command
-	unauthMaxMultibulk  = 10        // before AUTH, as Redis
+	protoInlineMax      = 64 << 10 // PROTO_INLINE_MAX_SIZE
+	unauthMaxMultibulk  = 10       // before AUTH, as Redis
 	unauthMaxBulkLength = 16384
 )
+
+// connLimits are the configurable per-connection limits of the [server]
+// section. The server replaces them as a whole when CONFIG SET changes one;
+// a command being read keeps the limits it started with.
+type connLimits struct {
+	maxBulk      int64 // proto_max_bulk_len: bytes of one bulk string
+	maxMultibulk int64 // proto_max_multibulk_len: arguments of one command
+	queryBuffer  int64 // client_query_buffer_limit: bytes of one command
+	outputBuffer int64 // client_output_buffer_limit: unsent reply bytes; 0 = no limit
+}
+
+func limitsOf(s conf.Server) *connLimits {
+	return &connLimits{
+		maxBulk:      int64(s.ProtoMaxBulkLen),
+		maxMultibulk: s.ProtoMaxMultibulkLen,
+		queryBuffer:  int64(s.ClientQueryBufferLimit),
+		outputBuffer: int64(s.ClientOutputBufferLimit),
+	}
+}
+
+// defaultLimits are conf.Default's, for guards that have no server.
+var defaultLimits = limitsOf(conf.Default().Server)
 
 type respState uint8
 
@@ -47,6 +72,18 @@ type respGuard struct {
 	crlf      int    // bytes left of the current bulk's CRLF
 	cmdBytes  int64  // bytes of the current command so far
 	needsAuth func() bool
+	limits    *atomic.Pointer[connLimits] // nil: defaultLimits
+	cur       *connLimits                 // the current command's limits
+}
+
+// loadLimits takes the limits for the command that starts now.
+func (g *respGuard) loadLimits() {
+	g.cur = defaultLimits
+	if g.limits != nil {
+		if l := g.limits.Load(); l != nil {
+			g.cur = l
+		}
+	}
 }
 
 // errQueryBuffer closes the connection without a reply, as Redis does.
@@ -62,6 +99,9 @@ func (g *respGuard) feed(in, out []byte) ([]byte, replyError) {
 			out = append(out, in[i:i+n]...)
 			g.body -= int64(n)
 			g.cmdBytes += int64(n)
+			if g.cmdBytes > g.cur.queryBuffer {
+				return out, errQueryBuffer
+			}
 			i += n - 1
 			if g.body == 0 {
 				g.state, g.crlf = stBulkCRLF, 2
@@ -69,13 +109,16 @@ func (g *respGuard) feed(in, out []byte) ([]byte, replyError) {
 			continue
 		}
 		c := in[i]
+		if g.state == stStart {
+			g.cmdBytes = 0
+			g.loadLimits()
+		}
 		g.cmdBytes++
-		if g.cmdBytes > queryBufferLimit {
+		if g.cmdBytes > g.cur.queryBuffer {
 			return out, errQueryBuffer
 		}
 		switch g.state {
 		case stStart:
-			g.cmdBytes = 1
 			g.line = g.line[:0]
 			if c == '*' {
 				g.state = stMultiHeader
@@ -159,7 +202,7 @@ func (g *respGuard) endHeader(out []byte) ([]byte, replyError) {
 	authed := g.needsAuth == nil || !g.needsAuth()
 	if g.state == stMultiHeader {
 		n, err := strconv.ParseInt(string(line), 10, 64)
-		if err != nil || n > protoMaxMultibulk {
+		if err != nil || n > g.cur.maxMultibulk {
 			return out, "ERR Protocol error: invalid multibulk length"
 		}
 		if !authed && n > unauthMaxMultibulk {
@@ -182,7 +225,7 @@ func (g *respGuard) endHeader(out []byte) ([]byte, replyError) {
 		return out, replyError("ERR Protocol error: expected '$', got '" + got + "'")
 	}
 	n, err := strconv.ParseInt(string(line[1:]), 10, 64)
-	if err != nil || n < 0 || n > protoMaxBulkLen {
+	if err != nil || n < 0 || n > g.cur.maxBulk {
 		return out, "ERR Protocol error: invalid bulk length"
 	}
 	if !authed && n > unauthMaxBulkLength {
@@ -309,14 +352,23 @@ func splitArgs(line []byte) ([][]byte, bool) {
 }
 
 // guardListener wraps every accepted connection in a guardConn.
-type guardListener struct{ net.Listener }
+type guardListener struct {
+	net.Listener
+	limits *atomic.Pointer[connLimits] // the server's current limits
+	log    zerolog.Logger
+}
 
 func (l guardListener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if err != nil {
 		return nil, err
 	}
-	return &guardConn{Conn: c}, nil
+	g := &guardConn{Conn: c, limits: l.limits, log: l.log}
+	g.guard.limits = l.limits
+	if sc, ok := c.(syscall.Conn); ok {
+		g.raw, _ = sc.SyscallConn()
+	}
+	return g, nil
 }
 
 // guardConn passes what it reads through a respGuard. On a violation it
@@ -331,9 +383,24 @@ type guardConn struct {
 	pending replyError
 	held    []byte // raw bytes watch read while the handler waited
 	heldErr error  // the read error watch met, returned once held is used up
+
+	limits  *atomic.Pointer[connLimits] // nil: defaultLimits
+	log     zerolog.Logger
+	raw     syscall.RawConn // the socket, for writes that must not block; nil: block
+	replies outQueue        // reply bytes the kernel has not taken yet (output.go)
 }
 
-// errHeldOverflow ends a connection that sent more than queryBufferLimit
+// currentLimits returns the server's limits now.
+func (c *guardConn) currentLimits() *connLimits {
+	if c.limits != nil {
+		if l := c.limits.Load(); l != nil {
+			return l
+		}
+	}
+	return defaultLimits
+}
+
+// errHeldOverflow ends a connection that sent more than client_query_buffer_limit
 // bytes while its command was blocked, as Redis closes a client whose query
 // buffer outgrows client-query-buffer-limit.
 var errHeldOverflow = errors.New("query buffer limit reached while blocked")
@@ -341,7 +408,7 @@ var errHeldOverflow = errors.New("query buffer limit reached while blocked")
 // watch reads the socket in the background while the connection's handler
 // waits (a blocked BLPOP), so that a client that goes away is noticed: gone
 // is closed when the read fails, or when the client sent more than
-// queryBufferLimit bytes meanwhile. What it reads is kept for Read, so a
+// client_query_buffer_limit bytes meanwhile. What it reads is kept for Read, so a
 // command pipelined behind the blocked one runs afterwards. stop ends the
 // watch and returns once the background read is over; the handler calls it
 // before it returns, and only the handler's goroutine (which is redcon's
@@ -353,6 +420,7 @@ func (c *guardConn) watch() (gone <-chan struct{}, stop func()) {
 	exited := make(chan struct{})
 	var stopping atomic.Bool
 	_ = c.Conn.SetReadDeadline(time.Time{})
+	limit := c.currentLimits().queryBuffer
 	go func() {
 		defer close(exited)
 		buf := make([]byte, 4<<10)
@@ -367,7 +435,7 @@ func (c *guardConn) watch() (gone <-chan struct{}, stop func()) {
 				close(g)
 				return
 			}
-			if len(c.held) > queryBufferLimit {
+			if int64(len(c.held)) > limit {
 				c.held, c.heldErr = nil, errHeldOverflow
 				close(g)
 				return
@@ -399,7 +467,8 @@ func (c *guardConn) Read(p []byte) (int, error) {
 	for len(c.out) == 0 {
 		if c.pending != "" {
 			if c.pending != errQueryBuffer {
-				c.Conn.Write([]byte("-" + string(c.pending) + "\r\n"))
+				// Through Write: after the replies queued before it.
+				_, _ = c.Write([]byte("-" + string(c.pending) + "\r\n"))
 			}
 			return 0, net.ErrClosed
 		}

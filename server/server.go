@@ -46,7 +46,8 @@ type Server struct {
 	closeOnce  sync.Once
 	serveDone  chan struct{}
 	shutdownMu sync.Mutex
-	blocking   blockRegistry // clients parked in BLPOP and the like (blocking.go)
+	blocking   blockRegistry              // clients parked in BLPOP and the like (blocking.go)
+	limits     atomic.Pointer[connLimits] // protocol and buffer limits (protocol.go)
 }
 
 type serverStats struct {
@@ -83,6 +84,7 @@ func Start(cfg conf.Config, log zerolog.Logger) (*Server, error) {
 		serveDone: make(chan struct{}),
 	}
 	s.blocking.init()
+	s.setLimits(cfg.Server)
 	s.rs = redcon.NewServerNetwork("tcp", ln.Addr().String(), s.handle, s.accept, s.closed)
 	if cfg.Server.Timeout.Duration > 0 {
 		s.rs.SetIdleClose(cfg.Server.Timeout.Duration)
@@ -90,12 +92,18 @@ func Start(cfg conf.Config, log zerolog.Logger) (*Server, error) {
 	eng.Start()
 	go func() {
 		defer close(s.serveDone)
-		if err := s.rs.Serve(guardListener{ln}); err != nil && !errors.Is(err, net.ErrClosed) {
+		if err := s.rs.Serve(guardListener{Listener: ln, limits: &s.limits, log: s.log}); err != nil && !errors.Is(err, net.ErrClosed) {
 			s.log.Error().Err(err).Msg("serve failed")
 		}
 	}()
 	s.log.Info().Str("addr", ln.Addr().String()).Str("version", Version).Msg("listening")
 	return s, nil
+}
+
+// setLimits makes the [server] section's protocol and buffer limits current.
+func (s *Server) setLimits(c conf.Server) {
+	s.limits.Store(limitsOf(c))
+	s.eng.SetMaxStringBytes(int64(c.ProtoMaxBulkLen))
 }
 
 // Addr is the address the server listens on.
