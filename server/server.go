@@ -97,7 +97,24 @@ func Start(cfg conf.Config, log zerolog.Logger) (*Server, error) {
 		}
 	}()
 	s.log.Info().Str("addr", ln.Addr().String()).Str("version", Version).Msg("listening")
+	if cfg.Server.RequirePass == "" && !isLoopback(cfg.Server.Bind) {
+		s.log.Warn().Str("bind", cfg.Server.Bind).
+			Msg("WARNING: no requirepass is set and the server listens on a non-loopback address: " +
+				"anyone who can reach this port can read, change and delete every key. " +
+				"Set server.requirepass, or bind to 127.0.0.1")
+	}
 	return s, nil
+}
+
+// isLoopback reports whether bind (an IP address or a host name) only
+// listens on the loopback interface. "localhost" counts; an empty or
+// unspecified address ("0.0.0.0", "::") and any other name do not.
+func isLoopback(bind string) bool {
+	if bind == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(bind)
+	return ip != nil && ip.IsLoopback()
 }
 
 // setLimits makes the [server] section's protocol and buffer limits current.
@@ -200,6 +217,14 @@ func (s *Server) handle(conn redcon.Conn, rc redcon.Command) {
 		s.replyError(conn, errWrongArity(cmd.Name))
 		return
 	}
+	if cmd.Subcommands != nil && len(rc.Args) > 1 {
+		// Redis resolves a container's subcommand and checks its arity
+		// before authentication too.
+		if err := checkSubcommand(cmd, rc.Args); err != "" {
+			s.replyError(conn, err)
+			return
+		}
+	}
 	if !c.isAuthed() && cmd.Flags&NoAuth == 0 {
 		s.replyError(conn, errNoAuth)
 		return
@@ -212,6 +237,22 @@ func (s *Server) handle(conn redcon.Conn, rc redcon.Command) {
 		}
 		s.replyError(conn, replyError(text))
 	}
+}
+
+// checkSubcommand returns the error for an unknown subcommand of container
+// command cmd or for its wrong arity; "" when args name a known subcommand
+// with a fitting arity.
+func checkSubcommand(cmd *Command, args [][]byte) replyError {
+	name := lower(args[1])
+	for i := range cmd.Subcommands {
+		if sc := &cmd.Subcommands[i]; sc.Name == name {
+			if !arityFits(sc.Arity, len(args)) {
+				return errWrongArity(cmd.Name + "|" + name)
+			}
+			return ""
+		}
+	}
+	return errUnknownSubcommand(string(args[1]), cmd.Name)
 }
 
 func (s *Server) replyError(conn redcon.Conn, err replyError) {
