@@ -48,6 +48,7 @@ type Server struct {
 	shutdownMu sync.Mutex
 	blocking   blockRegistry              // clients parked in BLPOP and the like (blocking.go)
 	limits     atomic.Pointer[connLimits] // protocol and buffer limits (protocol.go)
+	diskLog    zerolog.Logger             // log, at most one line a second: a broken disk fails every write
 }
 
 type serverStats struct {
@@ -73,6 +74,7 @@ func Start(cfg conf.Config, log zerolog.Logger) (*Server, error) {
 	}
 	s := &Server{
 		log:       log.With().Str("component", "server").Logger(),
+		diskLog:   log.With().Str("component", "server").Logger().Sample(&zerolog.BurstSampler{Burst: 1, Period: time.Second}),
 		st:        st,
 		eng:       eng,
 		table:     buildTable(allCommands()),
@@ -232,8 +234,11 @@ func (s *Server) handle(conn redcon.Conn, rc redcon.Command) {
 	ctx := &Ctx{Conn: conn, Srv: s, Client: c, DB: c.currentDB()}
 	if err := cmd.Run(ctx, rc.Args); err != nil {
 		text, known := errorText(err)
-		if !known {
+		switch {
+		case !known:
 			s.log.Error().Err(err).Str("cmd", name).Msg("command failed")
+		case errors.Is(err, store.ErrWrite):
+			s.diskLog.Error().Err(err).Str("cmd", name).Msg("write refused by the disk")
 		}
 		s.replyError(conn, replyError(text))
 	}
