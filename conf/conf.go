@@ -45,9 +45,11 @@ type Server struct {
 	// ProtoMaxMultibulkLen is the most arguments one command may have.
 	// Default 2147483647 (Redis's fixed limit, INT_MAX); at least 1.
 	ProtoMaxMultibulkLen int64 `toml:"proto_max_multibulk_len"`
-	// ClientQueryBufferLimit is the most bytes one command may take on the
-	// wire; a client that sends more is disconnected, as with Redis's
-	// client-query-buffer-limit. Default 1 GiB; at least 1 MiB.
+	// ClientQueryBufferLimit is the most bytes of unparsed input a client may
+	// have buffered in the server: the argument being read, or what a blocked
+	// client sends while it waits. A client that passes it is disconnected,
+	// as with Redis's client-query-buffer-limit. Default 1 GiB; at least
+	// 1 MiB.
 	ClientQueryBufferLimit ByteSize `toml:"client_query_buffer_limit"`
 	// ClientOutputBufferLimit is the most reply bytes a client may leave
 	// unread (queued in the server, not yet taken by the kernel); a client

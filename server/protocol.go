@@ -70,7 +70,7 @@ type respGuard struct {
 	args      int64  // bulk strings left in the current command
 	body      int64  // bytes left of the current bulk
 	crlf      int    // bytes left of the current bulk's CRLF
-	cmdBytes  int64  // bytes of the current command so far
+	qbuf      int64  // bytes Redis's query buffer would hold: the line or bulk being read
 	needsAuth func() bool
 	limits    *atomic.Pointer[connLimits] // nil: defaultLimits
 	cur       *connLimits                 // the current command's limits
@@ -98,8 +98,8 @@ func (g *respGuard) feed(in, out []byte) ([]byte, replyError) {
 			n := int(min(int64(len(in)-i), g.body))
 			out = append(out, in[i:i+n]...)
 			g.body -= int64(n)
-			g.cmdBytes += int64(n)
-			if g.cmdBytes > g.cur.queryBuffer {
+			g.qbuf += int64(n)
+			if g.qbuf > g.cur.queryBuffer {
 				return out, errQueryBuffer
 			}
 			i += n - 1
@@ -110,11 +110,11 @@ func (g *respGuard) feed(in, out []byte) ([]byte, replyError) {
 		}
 		c := in[i]
 		if g.state == stStart {
-			g.cmdBytes = 0
+			g.qbuf = 0
 			g.loadLimits()
 		}
-		g.cmdBytes++
-		if g.cmdBytes > g.cur.queryBuffer {
+		g.qbuf++
+		if g.qbuf > g.cur.queryBuffer {
 			return out, errQueryBuffer
 		}
 		switch g.state {
@@ -154,6 +154,7 @@ func (g *respGuard) feed(in, out []byte) ([]byte, replyError) {
 			}
 		case stBulkCRLF:
 			if g.crlf--; g.crlf == 0 {
+				g.qbuf = 0 // Redis moves a parsed argument out of its query buffer
 				out = append(out, '\r', '\n')
 				if g.args--; g.args == 0 {
 					g.state = stStart
@@ -212,7 +213,7 @@ func (g *respGuard) endHeader(out []byte) ([]byte, replyError) {
 			g.state = stStart
 			return out, ""
 		}
-		g.args, g.state = n, stBulkHeader
+		g.args, g.state, g.qbuf = n, stBulkHeader, 0
 		out = append(out, '*')
 		out = strconv.AppendInt(out, n, 10)
 		return append(out, '\r', '\n'), ""
@@ -466,7 +467,10 @@ func (c *guardConn) readRaw(p []byte) (int, error) {
 func (c *guardConn) Read(p []byte) (int, error) {
 	for len(c.out) == 0 {
 		if c.pending != "" {
-			if c.pending != errQueryBuffer {
+			if c.pending == errQueryBuffer {
+				c.log.Warn().Str("addr", c.RemoteAddr().String()).Int64("limit", c.guard.cur.queryBuffer).
+					Msg("client closed: it reached the query buffer limit")
+			} else {
 				// Through Write: after the replies queued before it.
 				_, _ = c.Write([]byte("-" + string(c.pending) + "\r\n"))
 			}
@@ -480,6 +484,9 @@ func (c *guardConn) Read(p []byte) (int, error) {
 			c.out, c.pending = c.guard.feed(c.in[:n], c.out[:0])
 		}
 		if len(c.out) == 0 && err != nil {
+			if errors.Is(err, errHeldOverflow) {
+				c.log.Warn().Str("addr", c.RemoteAddr().String()).Msg("client closed: it reached the query buffer limit while blocked")
+			}
 			return 0, err
 		}
 	}

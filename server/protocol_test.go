@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -61,6 +62,44 @@ func TestRespGuard(t *testing.T) {
 				got, err := feedAll(tt.in, chunk, tt.authed)
 				if got != tt.want || err != tt.wantErr {
 					t.Fatalf("chunk %d: got %q, %q; want %q, %q", chunk, got, err, tt.want, tt.wantErr)
+				}
+			}
+		})
+	}
+}
+
+// TestRespGuardLimits runs the configurable limits at small values.
+func TestRespGuardLimits(t *testing.T) {
+	var lim atomic.Pointer[connLimits]
+	lim.Store(&connLimits{maxBulk: 10, maxMultibulk: 3, queryBuffer: 20})
+	tests := []struct {
+		name    string
+		in      string
+		want    string
+		wantErr replyError
+	}{
+		{"bulk at the limit", "*1\r\n$10\r\n0123456789\r\n", "*1\r\n$10\r\n0123456789\r\n", ""},
+		{"bulk over the limit", "*1\r\n$11\r\n", "*1\r\n", "ERR Protocol error: invalid bulk length"},
+		{"multibulk at the limit", "*3\r\n$1\r\na\r\n$1\r\nb\r\n$1\r\nc\r\n", "*3\r\n$1\r\na\r\n$1\r\nb\r\n$1\r\nc\r\n", ""},
+		{"multibulk over the limit", "*4\r\n", "", "ERR Protocol error: invalid multibulk length"},
+		// Parsed arguments leave the query buffer: 3 x 10 bytes pass a limit of 20.
+		{"command over the query limit", "*3\r\n$10\r\n0123456789\r\n$10\r\n0123456789\r\n$10\r\n0123456789\r\n",
+			"*3\r\n$10\r\n0123456789\r\n$10\r\n0123456789\r\n$10\r\n0123456789\r\n", ""},
+		{"line over the query limit", "*1\r\n$000000000000000000001\r\n", "*1\r\n", errQueryBuffer},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, chunk := range []int{1, 3, len(tt.in)} {
+				g := respGuard{limits: &lim}
+				var out []byte
+				var err replyError
+				for b := []byte(tt.in); len(b) > 0 && err == ""; {
+					k := min(chunk, len(b))
+					out, err = g.feed(b[:k], out)
+					b = b[k:]
+				}
+				if string(out) != tt.want || err != tt.wantErr {
+					t.Fatalf("chunk %d: got %q, %q; want %q, %q", chunk, out, err, tt.want, tt.wantErr)
 				}
 			}
 		})
