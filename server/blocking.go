@@ -4,8 +4,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/tidwall/redcon"
 )
 
 // Blocking commands (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP, and the
@@ -228,7 +226,7 @@ func (s *Server) blockOn(c *Ctx, keys [][]byte, timeout time.Duration, kind stri
 
 	// Replies to the commands pipelined before this one go out now, as
 	// Redis sends them before it blocks the client.
-	if wr := redcon.BaseWriter(c.Conn); wr != nil {
+	if wr := c.baseWriter(); wr != nil {
 		_ = wr.Flush()
 	}
 	gone, stopWatch := watchConn(c)
@@ -240,7 +238,8 @@ func (s *Server) blockOn(c *Ctx, keys [][]byte, timeout time.Duration, kind stri
 		timer = t.C
 	}
 	closing := r.closing
-	leaving := false // the wait is over, but a signaller claimed w first
+	leaving := false  // the wait is over, but a signaller claimed w first
+	vanished := false // the client went away or overflowed its query buffer
 	for {
 		select {
 		case key := <-w.wake:
@@ -254,10 +253,13 @@ func (s *Server) blockOn(c *Ctx, keys [][]byte, timeout time.Duration, kind stri
 			}
 		case <-timer:
 		case <-gone:
+			vanished = true
 		case <-closing:
 		}
 		if r.leave(w) {
-			writeNullArray(c)
+			if !vanished { // a client that is gone gets no reply, as in Redis
+				writeNullArray(c)
+			}
 			return nil
 		}
 		// Claimed: the request is in w.wake, or about to be.

@@ -18,7 +18,8 @@ type Client struct {
 	addr       string
 	laddr      string
 	created    time.Time
-	lastActive atomic.Int64 // unix ms of the last command
+	lastActive atomic.Int64  // unix ms of the last command
+	out        *replyCounter // what handlers write to; nil when conn is not a guardConn
 
 	mu      sync.Mutex
 	name    string

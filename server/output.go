@@ -6,6 +6,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/tidwall/redcon"
 )
 
 // Replies leave through guardConn.Write, which never blocks redcon's
@@ -15,7 +17,10 @@ import (
 // that sends commands but does not read its replies makes the queue grow;
 // once the queue passes client_output_buffer_limit the connection is closed,
 // as Redis closes a normal client that passes its hard output buffer limit.
-// Memory per connection is so bounded by the limit plus one reply batch.
+// redcon buffers the replies of a whole pipeline before it flushes them, so
+// the handlers write through a replyCounter, and the dispatcher checks the
+// limit after every command (checkOutputLimit): memory per connection is
+// bounded by the limit plus one reply.
 
 // errOutputLimit ends a connection whose unsent replies passed
 // client_output_buffer_limit.
@@ -44,8 +49,9 @@ func (q *outQueue) pending() int {
 }
 
 // Write sends p, or queues what the kernel does not take at once. Only
-// redcon's connection goroutine calls it.
+// redcon's connection goroutine calls it, when it flushes.
 func (c *guardConn) Write(p []byte) (int, error) {
+	c.batch = 0
 	q := &c.replies
 	q.mu.Lock()
 	if q.err != nil {
@@ -74,12 +80,9 @@ func (c *guardConn) Write(p []byte) (int, error) {
 		}
 	}
 	if limit := c.currentLimits().outputBuffer; limit > 0 && int64(len(q.buf)+q.inflight+len(rest)) > limit {
-		pending := len(q.buf) + q.inflight + len(rest)
-		q.err, q.buf = errOutputLimit, nil
+		pending := int64(len(q.buf) + q.inflight + len(rest))
 		q.mu.Unlock()
-		c.log.Warn().Str("addr", c.RemoteAddr().String()).Int("pending_bytes", pending).Int64("limit", limit).
-			Msg("client closed for overcoming of output buffer limits")
-		_ = c.Conn.Close()
+		c.cutOff(pending, limit)
 		return 0, errOutputLimit
 	}
 	q.buf = append(q.buf, rest...)
@@ -89,6 +92,44 @@ func (c *guardConn) Write(p []byte) (int, error) {
 	}
 	q.mu.Unlock()
 	return len(p), nil
+}
+
+// checkOutputLimit cuts the client off when the replies redcon buffered
+// since its last flush and the queued ones pass client_output_buffer_limit.
+// The dispatcher calls it after every command.
+func (c *guardConn) checkOutputLimit() {
+	limit := c.currentLimits().outputBuffer
+	if limit <= 0 || c.batch <= limit/2 && c.batch < 64<<10 && !c.replies.busy() {
+		return // the common case: a small batch and nothing queued
+	}
+	if pending := c.batch + int64(c.replies.pending()); pending > limit {
+		c.cutOff(pending, limit)
+	}
+}
+
+// busy reports whether a writer runs (bytes may be queued).
+func (q *outQueue) busy() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.writing
+}
+
+// cutOff closes the connection for passing the output buffer limit: nothing
+// more is written, the commands still pipelined are not run, and redcon's
+// next read fails.
+func (c *guardConn) cutOff(pending, limit int64) {
+	q := &c.replies
+	q.mu.Lock()
+	if q.err == nil {
+		q.err = errOutputLimit
+	}
+	q.buf = nil
+	q.mu.Unlock()
+	if c.cut.CompareAndSwap(false, true) {
+		c.log.Warn().Str("addr", c.RemoteAddr().String()).Int64("pending_bytes", pending).Int64("limit", limit).
+			Msg("client closed for overcoming of output buffer limits")
+	}
+	_ = c.Conn.Close()
 }
 
 // writeNow writes what the socket takes without waiting. Where there is no
@@ -169,4 +210,86 @@ func (c *guardConn) Close() error {
 	}
 	q.mu.Unlock()
 	return c.Conn.Close()
+}
+
+// replyCounter is the redcon.Conn the handlers write to. It counts, roughly,
+// the reply bytes redcon buffers until its next flush (guardConn.batch), for
+// checkOutputLimit. Only the connection's goroutine uses it.
+type replyCounter struct {
+	redcon.Conn
+	g *guardConn
+}
+
+// replyOverhead is a generous size for a reply's type byte, length and CRLFs.
+const replyOverhead = 16
+
+func (r *replyCounter) WriteError(msg string) {
+	r.g.batch += int64(len(msg)) + replyOverhead
+	r.Conn.WriteError(msg)
+}
+
+func (r *replyCounter) WriteString(str string) {
+	r.g.batch += int64(len(str)) + replyOverhead
+	r.Conn.WriteString(str)
+}
+
+func (r *replyCounter) WriteBulk(bulk []byte) {
+	r.g.batch += int64(len(bulk)) + replyOverhead
+	r.Conn.WriteBulk(bulk)
+}
+
+func (r *replyCounter) WriteBulkString(bulk string) {
+	r.g.batch += int64(len(bulk)) + replyOverhead
+	r.Conn.WriteBulkString(bulk)
+}
+
+func (r *replyCounter) WriteInt(num int) {
+	r.g.batch += replyOverhead + 8
+	r.Conn.WriteInt(num)
+}
+
+func (r *replyCounter) WriteInt64(num int64) {
+	r.g.batch += replyOverhead + 8
+	r.Conn.WriteInt64(num)
+}
+
+func (r *replyCounter) WriteUint64(num uint64) {
+	r.g.batch += replyOverhead + 8
+	r.Conn.WriteUint64(num)
+}
+
+func (r *replyCounter) WriteArray(count int) {
+	r.g.batch += replyOverhead
+	r.Conn.WriteArray(count)
+}
+
+func (r *replyCounter) WriteNull() {
+	r.g.batch += replyOverhead
+	r.Conn.WriteNull()
+}
+
+func (r *replyCounter) WriteRaw(data []byte) {
+	r.g.batch += int64(len(data))
+	r.Conn.WriteRaw(data)
+}
+
+func (r *replyCounter) WriteAny(v any) {
+	var n int64
+	switch v := v.(type) {
+	case string:
+		n = int64(len(v))
+	case []byte:
+		n = int64(len(v))
+	}
+	r.g.batch += n + replyOverhead
+	r.Conn.WriteAny(v)
+}
+
+// baseWriter is redcon's reply buffer of the connection, for a handler that
+// must flush before it waits (blocking.go).
+func (c *Ctx) baseWriter() *redcon.Writer {
+	if rc, ok := c.Conn.(*replyCounter); ok {
+		return redcon.BaseWriter(rc.Conn)
+	}
+	return redcon.BaseWriter(c.Conn)
 }

@@ -174,6 +174,7 @@ func (s *Server) accept(conn redcon.Conn) bool {
 		c.laddr = nc.LocalAddr().String()
 		if g, ok := nc.(*guardConn); ok {
 			g.guard.needsAuth = func() bool { return !c.isAuthed() }
+			c.out = &replyCounter{Conn: conn, g: g}
 		}
 	}
 	s.clients[c.ID] = c
@@ -205,6 +206,14 @@ func (s *Server) handle(conn redcon.Conn, rc redcon.Command) {
 	if !ok || len(rc.Args) == 0 {
 		return
 	}
+	var out redcon.Conn = conn
+	if c.out != nil {
+		if c.out.g.cut.Load() {
+			return // cut off for its output: the rest of its pipeline is dropped
+		}
+		out = c.out
+		defer c.out.g.checkOutputLimit()
+	}
 	s.stats.commands.Add(1)
 	c.lastActive.Store(time.Now().UnixMilli())
 	name := lower(rc.Args[0])
@@ -231,7 +240,7 @@ func (s *Server) handle(conn redcon.Conn, rc redcon.Command) {
 		s.replyError(conn, errNoAuth)
 		return
 	}
-	ctx := &Ctx{Conn: conn, Srv: s, Client: c, DB: c.currentDB()}
+	ctx := &Ctx{Conn: out, Srv: s, Client: c, DB: c.currentDB()}
 	if err := cmd.Run(ctx, rc.Args); err != nil {
 		text, known := errorText(err)
 		switch {
