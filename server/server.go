@@ -92,6 +92,14 @@ func Start(cfg conf.Config, log zerolog.Logger) (*Server, error) {
 		s.rs.SetIdleClose(cfg.Server.Timeout.Duration)
 	}
 	eng.Start()
+	// Before the first client is served, so that it is the first thing an
+	// operator sees.
+	if cfg.Server.RequirePass == "" && !isLoopback(cfg.Server.Bind) {
+		s.log.Warn().Str("bind", cfg.Server.Bind).
+			Msg("WARNING: no requirepass is set and the server listens on a non-loopback address: " +
+				"anyone who can reach this port can read, change and delete every key. " +
+				"Set server.requirepass, or bind to 127.0.0.1")
+	}
 	go func() {
 		defer close(s.serveDone)
 		if err := s.rs.Serve(guardListener{Listener: ln, limits: &s.limits, log: s.log}); err != nil && !errors.Is(err, net.ErrClosed) {
@@ -99,12 +107,6 @@ func Start(cfg conf.Config, log zerolog.Logger) (*Server, error) {
 		}
 	}()
 	s.log.Info().Str("addr", ln.Addr().String()).Str("version", Version).Msg("listening")
-	if cfg.Server.RequirePass == "" && !isLoopback(cfg.Server.Bind) {
-		s.log.Warn().Str("bind", cfg.Server.Bind).
-			Msg("WARNING: no requirepass is set and the server listens on a non-loopback address: " +
-				"anyone who can reach this port can read, change and delete every key. " +
-				"Set server.requirepass, or bind to 127.0.0.1")
-	}
 	return s, nil
 }
 
@@ -237,7 +239,11 @@ func (s *Server) handle(conn redcon.Conn, rc redcon.Command) {
 		}
 	}
 	if !c.isAuthed() && cmd.Flags&NoAuth == 0 {
-		s.replyError(conn, errNoAuth)
+		if name == "debug" && !s.config().Server.EnableDebugCommand {
+			s.replyError(conn, errDebugDisabled) // Redis checks this first
+		} else {
+			s.replyError(conn, errNoAuth)
+		}
 		return
 	}
 	ctx := &Ctx{Conn: out, Srv: s, Client: c, DB: c.currentDB()}
