@@ -82,8 +82,10 @@ func TestFaultDiskFull(t *testing.T) {
 		{cmd("SET", "small", "1"), errPrefix(misconf)},
 		{cmd("HSET", "h", "f", "v"), errPrefix(misconf)},
 		{cmd("RPUSH", "l", "a"), errPrefix(misconf)},
+		{cmd("DEL", "nosuch"), int64(0)}, // changes nothing, writes nothing
 		{cmd("DBSIZE"), int64(acked)},
 		{cmd("GET", "k0"), value(0)},
+		{cmd("EXISTS", fmt.Sprintf("k%d", acked)), int64(0)}, // the refused write is not there
 		{cmd("PING"), "PONG"},
 	})
 	if !strings.Contains(p.Output(), "write refused by the disk") {
