@@ -48,10 +48,13 @@ func (q *outQueue) pending() int {
 	return len(q.buf) + q.inflight
 }
 
-// Write sends p, or queues what the kernel does not take at once. Only
-// redcon's connection goroutine calls it, when it flushes.
+// Write sends p, or queues what the kernel does not take at once. redcon's
+// connection goroutine calls it when it flushes; a close from elsewhere may
+// flush too, hence wmu.
 func (c *guardConn) Write(p []byte) (int, error) {
-	c.batch = 0
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.batch.Store(0)
 	q := &c.replies
 	q.mu.Lock()
 	if q.err != nil {
@@ -99,10 +102,11 @@ func (c *guardConn) Write(p []byte) (int, error) {
 // The dispatcher calls it after every command.
 func (c *guardConn) checkOutputLimit() {
 	limit := c.currentLimits().outputBuffer
-	if limit <= 0 || c.batch <= limit/2 && c.batch < 64<<10 && !c.replies.busy() {
+	batch := c.batch.Load()
+	if limit <= 0 || batch <= limit/2 && batch < 64<<10 && !c.replies.busy() {
 		return // the common case: a small batch and nothing queued
 	}
-	if pending := c.batch + int64(c.replies.pending()); pending > limit {
+	if pending := batch + int64(c.replies.pending()); pending > limit {
 		c.cutOff(pending, limit)
 	}
 }
@@ -224,52 +228,52 @@ type replyCounter struct {
 const replyOverhead = 16
 
 func (r *replyCounter) WriteError(msg string) {
-	r.g.batch += int64(len(msg)) + replyOverhead
+	r.g.batch.Add(int64(len(msg)) + replyOverhead)
 	r.Conn.WriteError(msg)
 }
 
 func (r *replyCounter) WriteString(str string) {
-	r.g.batch += int64(len(str)) + replyOverhead
+	r.g.batch.Add(int64(len(str)) + replyOverhead)
 	r.Conn.WriteString(str)
 }
 
 func (r *replyCounter) WriteBulk(bulk []byte) {
-	r.g.batch += int64(len(bulk)) + replyOverhead
+	r.g.batch.Add(int64(len(bulk)) + replyOverhead)
 	r.Conn.WriteBulk(bulk)
 }
 
 func (r *replyCounter) WriteBulkString(bulk string) {
-	r.g.batch += int64(len(bulk)) + replyOverhead
+	r.g.batch.Add(int64(len(bulk)) + replyOverhead)
 	r.Conn.WriteBulkString(bulk)
 }
 
 func (r *replyCounter) WriteInt(num int) {
-	r.g.batch += replyOverhead + 8
+	r.g.batch.Add(replyOverhead + 8)
 	r.Conn.WriteInt(num)
 }
 
 func (r *replyCounter) WriteInt64(num int64) {
-	r.g.batch += replyOverhead + 8
+	r.g.batch.Add(replyOverhead + 8)
 	r.Conn.WriteInt64(num)
 }
 
 func (r *replyCounter) WriteUint64(num uint64) {
-	r.g.batch += replyOverhead + 8
+	r.g.batch.Add(replyOverhead + 8)
 	r.Conn.WriteUint64(num)
 }
 
 func (r *replyCounter) WriteArray(count int) {
-	r.g.batch += replyOverhead
+	r.g.batch.Add(replyOverhead)
 	r.Conn.WriteArray(count)
 }
 
 func (r *replyCounter) WriteNull() {
-	r.g.batch += replyOverhead
+	r.g.batch.Add(replyOverhead)
 	r.Conn.WriteNull()
 }
 
 func (r *replyCounter) WriteRaw(data []byte) {
-	r.g.batch += int64(len(data))
+	r.g.batch.Add(int64(len(data)))
 	r.Conn.WriteRaw(data)
 }
 
@@ -281,7 +285,7 @@ func (r *replyCounter) WriteAny(v any) {
 	case []byte:
 		n = int64(len(v))
 	}
-	r.g.batch += n + replyOverhead
+	r.g.batch.Add(n + replyOverhead)
 	r.Conn.WriteAny(v)
 }
 

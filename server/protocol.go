@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -389,7 +390,8 @@ type guardConn struct {
 	log     zerolog.Logger
 	raw     syscall.RawConn // the socket, for writes that must not block; nil: block
 	replies outQueue        // reply bytes the kernel has not taken yet (output.go)
-	batch   int64           // reply bytes redcon buffered since its last flush, roughly (replyCounter)
+	wmu     sync.Mutex      // serializes Write
+	batch   atomic.Int64    // reply bytes redcon buffered since its last flush, roughly (replyCounter)
 	cut     atomic.Bool     // closed for passing the output buffer limit
 }
 
