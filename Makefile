@@ -6,11 +6,13 @@ TAGS      ?= invariants
 # The e2e tests run `go build` themselves.
 export PATH := $(dir $(GO)):$(PATH)
 FUZZTIME  ?= 20s
+# How long the load soak of `make soak` runs against each server.
+SOAKTIME  ?= 60s
 BENCHTIME ?= 1s
 # Benchmarks that build a million-element key per iteration run a fixed count.
 HEAVY     := BenchmarkDel$$|BenchmarkReclaimAfterDel$$|BenchmarkDelHash$$|BenchmarkDelZSet$$|BenchmarkDelList$$|BenchmarkDelSet$$
 HEAVYTIME ?= 3x
-FUZZ      := metadata:FuzzDecodeMeta metadata:FuzzDecodeBook metadata:FuzzDecodeExpireKey metadata:FuzzDecodeMetaKey subkey:FuzzDecodeSubkey subkey:FuzzScoreOrder subkey:FuzzDecodeScoreKey server:FuzzRespGuard server/types:FuzzMatch
+FUZZ      := metadata:FuzzDecodeMeta metadata:FuzzDecodeBook metadata:FuzzDecodeExpireKey metadata:FuzzDecodeMetaKey subkey:FuzzDecodeSubkey subkey:FuzzScoreOrder subkey:FuzzDecodeScoreKey server:FuzzRespGuard server:FuzzRespRequest server:FuzzRespBinaryArgs server/types:FuzzMatch server/types:FuzzParseNumbers server/types:FuzzParseRanges
 PKGS_RUN  := librocksdb-dev build-essential redis-tools
 PKGS_TEST := $(PKGS_RUN) redis-server
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -18,7 +20,7 @@ SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 export CGO_CFLAGS  ?= -O2
 export CGO_LDFLAGS ?= -lrocksdb -lstdc++ -lm -lz -lsnappy -llz4 -lzstd -lbz2
 
-.PHONY: deps deps-run build run test unit e2e lint fuzz bench clean
+.PHONY: deps deps-run build run test unit e2e lint fuzz soak bench clean
 
 # deps-run installs what `make run` needs; deps adds redis-server for the
 # comparison tests. Both do nothing when every package is already installed.
@@ -51,6 +53,12 @@ fuzz: deps
 	@for t in $(FUZZ); do \
 	  $(GO) test ./$${t%%:*} -run '^$$' -fuzz "^$${t##*:}$$" -fuzztime $(FUZZTIME) || exit 1; \
 	done
+
+# soak runs the long, bounded tests that `make test` skips: 100 clients of
+# mixed commands for SOAKTIME against shale, then against redis-server, with
+# throughput and latency percentiles in the output.
+soak: deps
+	SHALE_SOAK=$(SOAKTIME) $(GO) test -count=1 -timeout 30m -v -run 'Soak' ./tests/
 
 bench: deps
 	$(GO) test -run '^$$' -bench . -skip '$(HEAVY)' -benchmem -benchtime $(BENCHTIME) -timeout 60m ./...

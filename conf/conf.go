@@ -53,6 +53,25 @@ type Server struct {
 	// SlowlogMaxLen is the number of entries the slow log keeps; older ones
 	// are dropped. Default 128; at least 0.
 	SlowlogMaxLen int `toml:"slowlog_max_len"`
+	// ProtoMaxBulkLen is the largest bulk string a client may send, and the
+	// largest a string value may grow to (APPEND, SETRANGE), as Redis's
+	// proto-max-bulk-len. Default 512 MiB; at least 1 MiB.
+	ProtoMaxBulkLen ByteSize `toml:"proto_max_bulk_len"`
+	// ProtoMaxMultibulkLen is the most arguments one command may have.
+	// Default 2147483647 (Redis's fixed limit, INT_MAX); at least 1.
+	ProtoMaxMultibulkLen int64 `toml:"proto_max_multibulk_len"`
+	// ClientQueryBufferLimit is the most bytes of unparsed input a client may
+	// have buffered in the server: the argument being read, or what a blocked
+	// client sends while it waits. A client that passes it is disconnected,
+	// as with Redis's client-query-buffer-limit. Default 1 GiB; at least
+	// 1 MiB.
+	ClientQueryBufferLimit ByteSize `toml:"client_query_buffer_limit"`
+	// ClientOutputBufferLimit is the most reply bytes a client may leave
+	// unread (queued in the server, not yet taken by the kernel); a client
+	// that passes it is disconnected, as with Redis's hard
+	// client-output-buffer-limit for normal clients. Default 1 GiB; 0 means
+	// no limit.
+	ClientOutputBufferLimit ByteSize `toml:"client_output_buffer_limit"`
 }
 
 // Storage is the [storage] section: where the data lives and how durable
@@ -280,6 +299,11 @@ func Default() Config {
 
 			SlowlogLogSlowerThan: 10000,
 			SlowlogMaxLen:        128,
+
+			ProtoMaxBulkLen:         512 * MiB,
+			ProtoMaxMultibulkLen:    1<<31 - 1,
+			ClientQueryBufferLimit:  GiB,
+			ClientOutputBufferLimit: GiB,
 		},
 		Storage: Storage{
 			Dir:       "./data",

@@ -64,6 +64,12 @@ func (c *Config) Validate() error {
 	v.nonNegativeDuration("server.timeout", s.Timeout)
 	v.nonNegativeDuration("server.tcp_keepalive", s.TCPKeepalive)
 	v.intMin("server.slowlog_max_len", s.SlowlogMaxLen, 0)
+	v.sizeMin("server.proto_max_bulk_len", s.ProtoMaxBulkLen, MiB)
+	if s.ProtoMaxMultibulkLen < 1 {
+		v.add("server.proto_max_multibulk_len", fmt.Sprintf("%d is below the minimum 1", s.ProtoMaxMultibulkLen))
+	}
+	v.sizeMin("server.client_query_buffer_limit", s.ClientQueryBufferLimit, MiB)
+	v.sizeMin("server.client_output_buffer_limit", s.ClientOutputBufferLimit, 0)
 
 	if c.Storage.Dir == "" {
 		v.add("storage.dir", "must not be empty")

@@ -4,8 +4,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/tidwall/redcon"
 )
 
 // Blocking commands (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP, and the
@@ -235,7 +233,7 @@ func (s *Server) blockOn(c *Ctx, keys [][]byte, timeout time.Duration, kind stri
 
 	// Replies to the commands pipelined before this one go out now, as
 	// Redis sends them before it blocks the client.
-	if wr := redcon.BaseWriter(c.Conn); wr != nil {
+	if wr := c.baseWriter(); wr != nil {
 		_ = wr.Flush()
 	}
 	gone, stopWatch := watchConn(c)
@@ -247,8 +245,9 @@ func (s *Server) blockOn(c *Ctx, keys [][]byte, timeout time.Duration, kind stri
 		timer = t.C
 	}
 	closing := r.closing
-	leaving := false // the wait is over, but a signaller claimed w first
-	shutdown := false
+	leaving := false  // the wait is over, but a signaller claimed w first
+	shutdown := false // the server is closing
+	vanished := false // the client went away or overflowed its query buffer
 	// Time spent waiting is not the command's latency (INFO commandstats,
 	// SLOWLOG): only the tries count, as in Redis.
 	waitStart := time.Now()
@@ -268,16 +267,17 @@ func (s *Server) blockOn(c *Ctx, keys [][]byte, timeout time.Duration, kind stri
 			}
 		case <-timer:
 		case <-gone:
+			vanished = true
 		case <-closing:
 			shutdown = true
 		}
 		if r.leave(w) {
-			if shutdown {
-				// The connection closes without a reply: a nil would read
-				// as a timeout. (A client served meanwhile gets its reply.)
-				c.Conn = mutedConn{c.Conn}
+			// A client that is gone gets no reply, as in Redis; at shutdown
+			// the connection closes without one too: a nil would read as a
+			// timeout. (A client served meanwhile gets its reply.)
+			if !vanished && !shutdown {
+				writeNullArray(c)
 			}
-			writeNullArray(c)
 			return nil
 		}
 		// Claimed: the request is in w.wake, or about to be.

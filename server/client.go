@@ -18,12 +18,13 @@ type Client struct {
 	addr       string
 	laddr      string
 	created    time.Time
-	lastActive atomic.Int64 // unix ms of the last command's start or end
-	inCmd      atomic.Int32 // > 0 while a command runs: never idle then
-	blocked    atomic.Bool  // waiting in a blocking command or CLIENT PAUSE
-	killed     atomic.Bool  // CLIENT KILL or the idle timeout closed it
-	noEvict    atomic.Bool  // CLIENT NO-EVICT ON
-	replyMode  atomic.Int32 // a replyMode: CLIENT REPLY
+	lastActive atomic.Int64  // unix ms of the last command's start or end
+	inCmd      atomic.Int32  // > 0 while a command runs: never idle then
+	blocked    atomic.Bool   // waiting in a blocking command or CLIENT PAUSE
+	killed     atomic.Bool   // CLIENT KILL or the idle timeout closed it
+	noEvict    atomic.Bool   // CLIENT NO-EVICT ON
+	replyMode  atomic.Int32  // a replyMode: CLIENT REPLY
+	out        *replyCounter // what handlers write to; nil when conn is not a guardConn
 
 	// Touched only by the connection's own goroutine.
 	closeAfterReply bool // CLIENT KILL of itself

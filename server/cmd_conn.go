@@ -89,6 +89,7 @@ func cmdAuth(c *Ctx, args [][]byte) error {
 // as it was.
 func (c *Ctx) authenticate(user, pass []byte, withUser bool) error {
 	if withUser && string(user) != "default" {
+		c.authFailed(user)
 		return errWrongPass
 	}
 	want := c.Srv.requirePass()
@@ -100,10 +101,22 @@ func (c *Ctx) authenticate(user, pass []byte, withUser bool) error {
 		return nil
 	}
 	if subtle.ConstantTimeCompare(pass, []byte(want)) != 1 {
+		c.authFailed(user)
 		return errWrongPass
 	}
 	c.Client.setAuthed(true)
 	return nil
+}
+
+// authFailed logs a failed authentication: who and from where, never the
+// password given.
+func (c *Ctx) authFailed(user []byte) {
+	name := "default"
+	if user != nil {
+		name = truncate(string(user), 128)
+	}
+	c.Srv.log.Warn().Int64("client_id", c.Client.ID).Str("addr", c.Client.addr).Str("user", name).
+		Msg("authentication failed")
 }
 
 // HELLO [protover [AUTH username password] [SETNAME clientname]]: only RESP2

@@ -273,6 +273,10 @@ var configParams = slices.Concat(
 		field("enable-debug-command", "server.enable_debug_command", boolValue, func(c *conf.Config) *bool { return &c.Server.EnableDebugCommand }, restart),
 		field("slowlog-log-slower-than", "server.slowlog_log_slower_than", int64Value, func(c *conf.Config) *int64 { return &c.Server.SlowlogLogSlowerThan }, live),
 		field("slowlog-max-len", "server.slowlog_max_len", intValue, func(c *conf.Config) *int { return &c.Server.SlowlogMaxLen }, live),
+		field("proto-max-bulk-len", "server.proto_max_bulk_len", sizeValue, func(c *conf.Config) *conf.ByteSize { return &c.Server.ProtoMaxBulkLen }, live),
+		field("server.proto_max_multibulk_len", "server.proto_max_multibulk_len", int64Value, func(c *conf.Config) *int64 { return &c.Server.ProtoMaxMultibulkLen }, live),
+		field("client-query-buffer-limit", "server.client_query_buffer_limit", sizeValue, func(c *conf.Config) *conf.ByteSize { return &c.Server.ClientQueryBufferLimit }, live),
+		field("server.client_output_buffer_limit", "server.client_output_buffer_limit", sizeValue, func(c *conf.Config) *conf.ByteSize { return &c.Server.ClientOutputBufferLimit }, live),
 
 		field("dir", "storage.dir", stringValue, func(c *conf.Config) *string { return &c.Storage.Dir }, restart),
 		field("storage.sync_writes", "storage.sync_writes", boolValue, func(c *conf.Config) *bool { return &c.Storage.SyncWrites }, restart),
@@ -446,6 +450,7 @@ func cmdConfigSet(c *Ctx, args [][]byte) error {
 // timeout, tcp-keepalive and storage.backup_dir need nothing: they are read
 // from s.cfg when used.
 func (s *Server) applyConfig(old, next *conf.Config) {
+	s.setLimits(next.Server)
 	if next.Compaction.FullWindow != old.Compaction.FullWindow || next.Compaction.FullMaxBytesPerSec != old.Compaction.FullMaxBytesPerSec {
 		w, _ := conf.ParseWindow(next.Compaction.FullWindow) // validated
 		s.st.SetFullCompaction(w, next.Compaction.FullMaxBytesPerSec)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/shaledb/shale/server/store"
 	"github.com/shaledb/shale/server/types"
 )
 
@@ -74,12 +75,29 @@ func errorText(err error) (text string, known bool) {
 	if errors.As(err, &re) {
 		return string(re), true
 	}
+	if errors.Is(err, store.ErrWrite) {
+		return diskWriteText(err), true
+	}
 	for _, d := range domainReplies {
 		if errors.Is(err, d.err) {
 			return d.text, true
 		}
 	}
 	return "ERR internal error", false
+}
+
+// diskWriteText is the reply to a write the disk refused, after Redis's
+// "MISCONF Errors writing to the AOF file: <strerror>": the MISCONF prefix
+// tells clients that the server, not the command, is at fault.
+func diskWriteText(err error) string {
+	reason := "Input/output error"
+	for _, r := range []string{"No space left on device", "Read-only file system", "Disk quota exceeded"} {
+		if strings.Contains(err.Error(), r) {
+			reason = r
+			break
+		}
+	}
+	return "MISCONF Errors writing to disk: " + reason + ". Writes are refused until the disk problem is fixed and the server restarted; reads still work. See the server log."
 }
 
 // sanitize replaces the characters that would break a RESP error line, as

@@ -4,21 +4,47 @@ import (
 	"errors"
 	"net"
 	"strconv"
+	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/shaledb/shale/conf"
 )
 
 // Redis's protocol limits. redcon enforces none of them, and a bulk length
 // near MaxInt64 would overflow its bounds arithmetic, so every byte a client
-// sends passes through a respGuard before redcon parses it.
+// sends passes through a respGuard before redcon parses it. The limits that
+// can be configured are in connLimits.
 const (
-	protoMaxBulkLen     = 512 << 20 // proto-max-bulk-len
-	protoMaxMultibulk   = 1<<31 - 1 // INT_MAX arguments
-	protoInlineMax      = 64 << 10  // PROTO_INLINE_MAX_SIZE
-	queryBufferLimit    = 1 << 30   // client-query-buffer-limit: bytes of one command
-	unauthMaxMultibulk  = 10        // before AUTH, as Redis
+	protoInlineMax      = 64 << 10 // PROTO_INLINE_MAX_SIZE
+	unauthMaxMultibulk  = 10       // before AUTH, as Redis
 	unauthMaxBulkLength = 16384
 )
+
+// connLimits are the configurable per-connection limits of the [server]
+// section. The server replaces them as a whole when CONFIG SET changes one;
+// a command being read keeps the limits it started with.
+type connLimits struct {
+	maxBulk      int64 // proto_max_bulk_len: bytes of one bulk string
+	maxMultibulk int64 // proto_max_multibulk_len: arguments of one command
+	queryBuffer  int64 // client_query_buffer_limit: bytes of one command
+	outputBuffer int64 // client_output_buffer_limit: unsent reply bytes; 0 = no limit
+}
+
+func limitsOf(s conf.Server) *connLimits {
+	return &connLimits{
+		maxBulk:      int64(s.ProtoMaxBulkLen),
+		maxMultibulk: s.ProtoMaxMultibulkLen,
+		queryBuffer:  int64(s.ClientQueryBufferLimit),
+		outputBuffer: int64(s.ClientOutputBufferLimit),
+	}
+}
+
+// defaultLimits are conf.Default's, for guards that have no server.
+var defaultLimits = limitsOf(conf.Default().Server)
 
 type respState uint8
 
@@ -45,8 +71,20 @@ type respGuard struct {
 	args      int64  // bulk strings left in the current command
 	body      int64  // bytes left of the current bulk
 	crlf      int    // bytes left of the current bulk's CRLF
-	cmdBytes  int64  // bytes of the current command so far
+	qbuf      int64  // bytes Redis's query buffer would hold: the line or bulk being read
 	needsAuth func() bool
+	limits    *atomic.Pointer[connLimits] // nil: defaultLimits
+	cur       *connLimits                 // the current command's limits
+}
+
+// loadLimits takes the limits for the command that starts now.
+func (g *respGuard) loadLimits() {
+	g.cur = defaultLimits
+	if g.limits != nil {
+		if l := g.limits.Load(); l != nil {
+			g.cur = l
+		}
+	}
 }
 
 // errQueryBuffer closes the connection without a reply, as Redis does.
@@ -61,7 +99,10 @@ func (g *respGuard) feed(in, out []byte) ([]byte, replyError) {
 			n := int(min(int64(len(in)-i), g.body))
 			out = append(out, in[i:i+n]...)
 			g.body -= int64(n)
-			g.cmdBytes += int64(n)
+			g.qbuf += int64(n)
+			if g.qbuf > g.cur.queryBuffer {
+				return out, errQueryBuffer
+			}
 			i += n - 1
 			if g.body == 0 {
 				g.state, g.crlf = stBulkCRLF, 2
@@ -69,13 +110,16 @@ func (g *respGuard) feed(in, out []byte) ([]byte, replyError) {
 			continue
 		}
 		c := in[i]
-		g.cmdBytes++
-		if g.cmdBytes > queryBufferLimit {
+		if g.state == stStart {
+			g.qbuf = 0
+			g.loadLimits()
+		}
+		g.qbuf++
+		if g.qbuf > g.cur.queryBuffer {
 			return out, errQueryBuffer
 		}
 		switch g.state {
 		case stStart:
-			g.cmdBytes = 1
 			g.line = g.line[:0]
 			if c == '*' {
 				g.state = stMultiHeader
@@ -111,6 +155,7 @@ func (g *respGuard) feed(in, out []byte) ([]byte, replyError) {
 			}
 		case stBulkCRLF:
 			if g.crlf--; g.crlf == 0 {
+				g.qbuf = 0 // Redis moves a parsed argument out of its query buffer
 				out = append(out, '\r', '\n')
 				if g.args--; g.args == 0 {
 					g.state = stStart
@@ -159,7 +204,7 @@ func (g *respGuard) endHeader(out []byte) ([]byte, replyError) {
 	authed := g.needsAuth == nil || !g.needsAuth()
 	if g.state == stMultiHeader {
 		n, err := strconv.ParseInt(string(line), 10, 64)
-		if err != nil || n > protoMaxMultibulk {
+		if err != nil || n > g.cur.maxMultibulk {
 			return out, "ERR Protocol error: invalid multibulk length"
 		}
 		if !authed && n > unauthMaxMultibulk {
@@ -169,7 +214,7 @@ func (g *respGuard) endHeader(out []byte) ([]byte, replyError) {
 			g.state = stStart
 			return out, ""
 		}
-		g.args, g.state = n, stBulkHeader
+		g.args, g.state, g.qbuf = n, stBulkHeader, 0
 		out = append(out, '*')
 		out = strconv.AppendInt(out, n, 10)
 		return append(out, '\r', '\n'), ""
@@ -182,7 +227,7 @@ func (g *respGuard) endHeader(out []byte) ([]byte, replyError) {
 		return out, replyError("ERR Protocol error: expected '$', got '" + got + "'")
 	}
 	n, err := strconv.ParseInt(string(line[1:]), 10, 64)
-	if err != nil || n < 0 || n > protoMaxBulkLen {
+	if err != nil || n < 0 || n > g.cur.maxBulk {
 		return out, "ERR Protocol error: invalid bulk length"
 	}
 	if !authed && n > unauthMaxBulkLength {
@@ -315,7 +360,9 @@ func splitArgs(line []byte) ([][]byte, bool) {
 type guardListener struct {
 	net.Listener
 	drained <-chan struct{}
-	stats   *serverStats // counts the bytes read and written
+	stats   *serverStats                // counts the bytes read and written
+	limits  *atomic.Pointer[connLimits] // the server's current limits
+	log     zerolog.Logger
 }
 
 func (l guardListener) Accept() (net.Conn, error) {
@@ -326,7 +373,12 @@ func (l guardListener) Accept() (net.Conn, error) {
 		}
 		return nil, err
 	}
-	return &guardConn{Conn: c, stats: l.stats}, nil
+	g := &guardConn{Conn: c, stats: l.stats, limits: l.limits, log: l.log}
+	g.guard.limits = l.limits
+	if sc, ok := c.(syscall.Conn); ok {
+		g.raw, _ = sc.SyscallConn()
+	}
+	return g, nil
 }
 
 // guardConn passes what it reads through a respGuard. On a violation it
@@ -342,18 +394,27 @@ type guardConn struct {
 	held    []byte       // raw bytes watch read while the handler waited
 	heldErr error        // the read error watch met, returned once held is used up
 	stats   *serverStats // nil in unit tests
+
+	limits  *atomic.Pointer[connLimits] // nil: defaultLimits
+	log     zerolog.Logger
+	raw     syscall.RawConn // the socket, for writes that must not block; nil: block
+	replies outQueue        // reply bytes the kernel has not taken yet (output.go)
+	wmu     sync.Mutex      // serializes Write
+	batch   atomic.Int64    // reply bytes redcon buffered since its last flush, roughly (replyCounter)
+	cut     atomic.Bool     // closed for passing the output buffer limit
 }
 
-// Write counts the bytes redcon sends (one call per flush).
-func (c *guardConn) Write(p []byte) (int, error) {
-	n, err := c.Conn.Write(p)
-	if c.stats != nil {
-		c.stats.netOut.Add(int64(n))
+// currentLimits returns the server's limits now.
+func (c *guardConn) currentLimits() *connLimits {
+	if c.limits != nil {
+		if l := c.limits.Load(); l != nil {
+			return l
+		}
 	}
-	return n, err
+	return defaultLimits
 }
 
-// errHeldOverflow ends a connection that sent more than queryBufferLimit
+// errHeldOverflow ends a connection that sent more than client_query_buffer_limit
 // bytes while its command was blocked, as Redis closes a client whose query
 // buffer outgrows client-query-buffer-limit.
 var errHeldOverflow = errors.New("query buffer limit reached while blocked")
@@ -361,7 +422,7 @@ var errHeldOverflow = errors.New("query buffer limit reached while blocked")
 // watch reads the socket in the background while the connection's handler
 // waits (a blocked BLPOP), so that a client that goes away is noticed: gone
 // is closed when the read fails, or when the client sent more than
-// queryBufferLimit bytes meanwhile. What it reads is kept for Read, so a
+// client_query_buffer_limit bytes meanwhile. What it reads is kept for Read, so a
 // command pipelined behind the blocked one runs afterwards. stop ends the
 // watch and returns once the background read is over; the handler calls it
 // before it returns, and only the handler's goroutine (which is redcon's
@@ -373,6 +434,7 @@ func (c *guardConn) watch() (gone <-chan struct{}, stop func()) {
 	exited := make(chan struct{})
 	var stopping atomic.Bool
 	_ = c.Conn.SetReadDeadline(time.Time{})
+	limit := c.currentLimits().queryBuffer
 	go func() {
 		defer close(exited)
 		buf := make([]byte, 4<<10)
@@ -387,7 +449,7 @@ func (c *guardConn) watch() (gone <-chan struct{}, stop func()) {
 				close(g)
 				return
 			}
-			if len(c.held) > queryBufferLimit {
+			if int64(len(c.held)) > limit {
 				c.held, c.heldErr = nil, errHeldOverflow
 				close(g)
 				return
@@ -418,8 +480,12 @@ func (c *guardConn) readRaw(p []byte) (int, error) {
 func (c *guardConn) Read(p []byte) (int, error) {
 	for len(c.out) == 0 {
 		if c.pending != "" {
-			if c.pending != errQueryBuffer {
-				c.Conn.Write([]byte("-" + string(c.pending) + "\r\n"))
+			if c.pending == errQueryBuffer {
+				c.log.Warn().Str("addr", c.RemoteAddr().String()).Int64("limit", c.guard.cur.queryBuffer).
+					Msg("client closed: it reached the query buffer limit")
+			} else {
+				// Through Write: after the replies queued before it.
+				_, _ = c.Write([]byte("-" + string(c.pending) + "\r\n"))
 			}
 			return 0, net.ErrClosed
 		}
@@ -434,6 +500,9 @@ func (c *guardConn) Read(p []byte) (int, error) {
 			c.out, c.pending = c.guard.feed(c.in[:n], c.out[:0])
 		}
 		if len(c.out) == 0 && err != nil {
+			if errors.Is(err, errHeldOverflow) {
+				c.log.Warn().Str("addr", c.RemoteAddr().String()).Msg("client closed: it reached the query buffer limit while blocked")
+			}
 			return 0, err
 		}
 	}

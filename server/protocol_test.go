@@ -2,8 +2,13 @@ package server
 
 import (
 	"bytes"
+	"io"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
+
+	"github.com/tidwall/redcon"
 )
 
 // feedAll runs in through a guard in chunks of size chunk and returns what
@@ -67,6 +72,44 @@ func TestRespGuard(t *testing.T) {
 	}
 }
 
+// TestRespGuardLimits runs the configurable limits at small values.
+func TestRespGuardLimits(t *testing.T) {
+	var lim atomic.Pointer[connLimits]
+	lim.Store(&connLimits{maxBulk: 10, maxMultibulk: 3, queryBuffer: 20})
+	tests := []struct {
+		name    string
+		in      string
+		want    string
+		wantErr replyError
+	}{
+		{"bulk at the limit", "*1\r\n$10\r\n0123456789\r\n", "*1\r\n$10\r\n0123456789\r\n", ""},
+		{"bulk over the limit", "*1\r\n$11\r\n", "*1\r\n", "ERR Protocol error: invalid bulk length"},
+		{"multibulk at the limit", "*3\r\n$1\r\na\r\n$1\r\nb\r\n$1\r\nc\r\n", "*3\r\n$1\r\na\r\n$1\r\nb\r\n$1\r\nc\r\n", ""},
+		{"multibulk over the limit", "*4\r\n", "", "ERR Protocol error: invalid multibulk length"},
+		// Parsed arguments leave the query buffer: 3 x 10 bytes pass a limit of 20.
+		{"command over the query limit", "*3\r\n$10\r\n0123456789\r\n$10\r\n0123456789\r\n$10\r\n0123456789\r\n",
+			"*3\r\n$10\r\n0123456789\r\n$10\r\n0123456789\r\n$10\r\n0123456789\r\n", ""},
+		{"line over the query limit", "*1\r\n$000000000000000000001\r\n", "*1\r\n", errQueryBuffer},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, chunk := range []int{1, 3, len(tt.in)} {
+				g := respGuard{limits: &lim}
+				var out []byte
+				var err replyError
+				for b := []byte(tt.in); len(b) > 0 && err == ""; {
+					k := min(chunk, len(b))
+					out, err = g.feed(b[:k], out)
+					b = b[k:]
+				}
+				if string(out) != tt.want || err != tt.wantErr {
+					t.Fatalf("chunk %d: got %q, %q; want %q, %q", chunk, out, err, tt.want, tt.wantErr)
+				}
+			}
+		})
+	}
+}
+
 func TestSplitArgs(t *testing.T) {
 	tests := []struct {
 		in   string
@@ -106,6 +149,102 @@ func FuzzRespGuard(f *testing.F) {
 		}
 		if errWhole == "" && bytes.Count([]byte(whole), []byte("\r\n")) == 0 && len(whole) > 0 {
 			t.Fatalf("output without a line end: %q", whole)
+		}
+	})
+}
+
+// encodeMultibulk is the canonical RESP form of one command.
+func encodeMultibulk(args [][]byte) []byte {
+	out := []byte("*" + strconv.Itoa(len(args)) + "\r\n")
+	for _, a := range args {
+		out = append(out, "$"+strconv.Itoa(len(a))+"\r\n"...)
+		out = append(out, a...)
+		out = append(out, "\r\n"...)
+	}
+	return out
+}
+
+// parseRedcon parses canonical RESP with redcon's own reader, as the server
+// does after the guard.
+func parseRedcon(t *testing.T, b []byte) [][][]byte {
+	t.Helper()
+	rd := redcon.NewReader(bytes.NewReader(b))
+	var cmds [][][]byte
+	for {
+		cmd, err := rd.ReadCommand()
+		if err == io.EOF {
+			return cmds
+		}
+		if err != nil {
+			t.Fatalf("redcon cannot parse the guard's output %q: %v", b, err)
+		}
+		args := make([][]byte, len(cmd.Args))
+		for i, a := range cmd.Args {
+			args[i] = bytes.Clone(a)
+		}
+		cmds = append(cmds, args)
+	}
+}
+
+// FuzzRespRequest is the whole request path up to the dispatcher: arbitrary
+// bytes through the guard, in arbitrary chunks, then redcon's parser. What
+// the guard lets through must parse into non-empty commands, and be its own
+// canonical form: fed again, it comes out unchanged.
+func FuzzRespRequest(f *testing.F) {
+	for _, s := range []string{
+		"*2\r\n$3\r\nGET\r\n$1\r\nk\r\n",
+		"*3\r\n$3\r\nSET\r\n$4\r\nk\x00\r\n\r\n$2\r\n\r\n\r\n", // NUL and CRLF inside a key and a value
+		"*1\r\n$-1\r\n", "*-5\r\n", "*1\r\n$9223372036854775808\r\n", "*99999999999999999999\r\n",
+		"*2\r\n$3\r\nGET\r\n$1\r\nk\r\n*1\r\n$4\r\nPI", // a command cut short
+		"PING\r\nSET a \"b\\x00c\" 'd\\'e'\r\n\r\n",
+		"\"unbalanced\r\n", "*1\r\n+OK\r\n", "*0\r\n*1\r\n$0\r\n\r\n",
+	} {
+		f.Add([]byte(s), uint8(1))
+	}
+	f.Fuzz(func(t *testing.T, b []byte, chunk uint8) {
+		out, _ := feedAll(string(b), max(1, int(chunk)), true)
+		cmds := parseRedcon(t, []byte(out))
+		var canonical []byte
+		for _, args := range cmds {
+			if len(args) == 0 {
+				t.Fatalf("an empty command reached redcon from %q", b)
+			}
+			canonical = append(canonical, encodeMultibulk(args)...)
+		}
+		// What redcon parsed is exactly what the guard emitted; the guard
+		// may cut its output short only at the end (an unfinished command).
+		if !strings.HasPrefix(out, string(canonical)) {
+			t.Fatalf("guard output %q is not canonical: re-encoded %q", out, canonical)
+		}
+		again, err := feedAll(string(canonical), len(canonical)+1, true)
+		if again != string(canonical) || err != "" {
+			t.Fatalf("canonical input %q changed: %q, %q", canonical, again, err)
+		}
+	})
+}
+
+// FuzzRespBinaryArgs sends arbitrary arguments (binary, with NUL, CR and LF
+// bytes, empty ones) as a multibulk in arbitrary chunks: redcon must get
+// them back byte for byte.
+func FuzzRespBinaryArgs(f *testing.F) {
+	f.Add([]byte("SET\x00key\r\nwith crlf\x00\x00"), byte(0), uint8(3))
+	f.Add([]byte("a|b||c"), byte('|'), uint8(1))
+	f.Add([]byte("\r\n$5\r\n*1\r\n"), byte('$'), uint8(2))
+	f.Fuzz(func(t *testing.T, b []byte, sep byte, chunk uint8) {
+		args := bytes.Split(b, []byte{sep})
+		in := encodeMultibulk(args)
+		out, err := feedAll(string(in), max(1, int(chunk)), true)
+		if err != "" {
+			t.Fatalf("%q: %q", in, err)
+		}
+		cmds := parseRedcon(t, []byte(out))
+		if len(cmds) != 1 || len(cmds[0]) != len(args) {
+			t.Fatalf("sent %q, redcon parsed %q", args, cmds)
+		}
+		for i := range args {
+			if !bytes.Equal(cmds[0][i], args[i]) {
+				t.Fatalf("argument %d: sent %q, got %q", i, args[i], cmds[0][i])
+			}
 		}
 	})
 }

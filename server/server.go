@@ -46,13 +46,15 @@ type Server struct {
 	closeOnce  sync.Once
 	serveDone  chan struct{}
 	shutdownMu sync.Mutex
-	blocking   blockRegistry  // clients parked in BLPOP and the like (blocking.go)
-	pause      pauser         // CLIENT PAUSE (client_ops.go)
-	backup     backups        // BGSAVE (backup.go)
-	slowlog    slowlog        // SLOWLOG (slowlog.go)
-	monitors   monitorSet     // MONITOR clients (monitor.go)
-	metrics    *metricsServer // /metrics, nil when metrics.addr is "" (metrics.go)
-	statsStop  chan struct{}  // ends the ops sampler
+	blocking   blockRegistry              // clients parked in BLPOP and the like (blocking.go)
+	pause      pauser                     // CLIENT PAUSE (client_ops.go)
+	backup     backups                    // BGSAVE (backup.go)
+	slowlog    slowlog                    // SLOWLOG (slowlog.go)
+	monitors   monitorSet                 // MONITOR clients (monitor.go)
+	metrics    *metricsServer             // /metrics, nil when metrics.addr is "" (metrics.go)
+	statsStop  chan struct{}              // ends the ops sampler
+	limits     atomic.Pointer[connLimits] // protocol and buffer limits (protocol.go)
+	diskLog    zerolog.Logger             // log, at most one line a second: a broken disk fails every write
 
 	// Shutdown: closing stops new commands from running; inflight counts
 	// the ones running; drained lets the listener's Accept fail, after which
@@ -78,6 +80,7 @@ func Start(cfg conf.Config, log zerolog.Logger) (*Server, error) {
 	}
 	s := &Server{
 		log:       log.With().Str("component", "server").Logger(),
+		diskLog:   log.With().Str("component", "server").Logger().Sample(&zerolog.BurstSampler{Burst: 1, Period: time.Second}),
 		st:        st,
 		eng:       eng,
 		table:     buildTable(allCommands()),
@@ -93,6 +96,7 @@ func Start(cfg conf.Config, log zerolog.Logger) (*Server, error) {
 	s.backup.lastSave, s.backup.lastOK = s.started, true
 	s.blocking.init()
 	s.initStats()
+	s.setLimits(cfg.Server)
 	s.slowlog.init(cfg.Server.SlowlogLogSlowerThan, cfg.Server.SlowlogMaxLen, s.log)
 	s.statsStop = make(chan struct{})
 	go s.stats.runSampler(s.statsStop)
@@ -106,15 +110,40 @@ func Start(cfg conf.Config, log zerolog.Logger) (*Server, error) {
 	}
 	s.rs = redcon.NewServerNetwork("tcp", ln.Addr().String(), s.handle, s.accept, s.closed)
 	eng.Start()
+	// Before the first client is served, so that it is the first thing an
+	// operator sees.
+	if cfg.Server.RequirePass == "" && !isLoopback(cfg.Server.Bind) {
+		s.log.Warn().Str("bind", cfg.Server.Bind).
+			Msg("WARNING: no requirepass is set and the server listens on a non-loopback address: " +
+				"anyone who can reach this port can read, change and delete every key. " +
+				"Set server.requirepass, or bind to 127.0.0.1")
+	}
 	go s.closeIdle(s.sweepStop)
 	go func() {
 		defer close(s.serveDone)
-		if err := s.rs.Serve(guardListener{Listener: ln, drained: s.drained, stats: &s.stats}); err != nil && !errors.Is(err, net.ErrClosed) {
+		if err := s.rs.Serve(guardListener{Listener: ln, drained: s.drained, stats: &s.stats, limits: &s.limits, log: s.log}); err != nil && !errors.Is(err, net.ErrClosed) {
 			s.log.Error().Err(err).Msg("serve failed")
 		}
 	}()
 	s.log.Info().Str("addr", ln.Addr().String()).Str("version", Version).Dict("config", configDict(&cfg)).Msg("listening")
 	return s, nil
+}
+
+// isLoopback reports whether bind (an IP address or a host name) only
+// listens on the loopback interface. "localhost" counts; an empty or
+// unspecified address ("0.0.0.0", "::") and any other name do not.
+func isLoopback(bind string) bool {
+	if bind == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(bind)
+	return ip != nil && ip.IsLoopback()
+}
+
+// setLimits makes the [server] section's protocol and buffer limits current.
+func (s *Server) setLimits(c conf.Server) {
+	s.limits.Store(limitsOf(c))
+	s.eng.SetMaxStringBytes(int64(c.ProtoMaxBulkLen))
 }
 
 // Addr is the address the server listens on.
@@ -193,6 +222,7 @@ func (s *Server) accept(conn redcon.Conn) bool {
 		c.laddr = nc.LocalAddr().String()
 		if g, ok := nc.(*guardConn); ok {
 			g.guard.needsAuth = func() bool { return !c.isAuthed() }
+			c.out = &replyCounter{Conn: conn, g: g}
 		}
 	}
 	s.clients[c.ID] = c
@@ -237,15 +267,22 @@ func (s *Server) handle(conn redcon.Conn, rc redcon.Command) {
 	if s.closing.Load() {
 		return // shutting down: the connection closes without a reply
 	}
+	var out redcon.Conn = conn
+	if c.out != nil {
+		if c.out.g.cut.Load() {
+			return // cut off for its output: the rest of its pipeline is dropped
+		}
+		out = c.out
+		defer c.out.g.checkOutputLimit()
+	}
 	c.inCmd.Add(1)
 	defer func() {
 		c.lastActive.Store(time.Now().UnixMilli())
 		c.inCmd.Add(-1)
 	}()
 	mode := replyMode(c.replyMode.Load())
-	out := conn
 	if mode != replyOn {
-		out = mutedConn{conn}
+		out = mutedConn{out}
 	}
 	s.dispatch(c, out, rc.Args)
 	if mode == replySkip && !c.skipSetNow {
@@ -278,8 +315,20 @@ func (s *Server) dispatch(c *Client, conn redcon.Conn, args [][]byte) {
 		s.rejectCommand(conn, cmd, errWrongArity(cmd.Name))
 		return
 	}
+	if cmd.Subcommands != nil && len(args) > 1 {
+		// Redis resolves a container's subcommand and checks its arity
+		// before authentication too.
+		if err := checkSubcommand(cmd, args); err != "" {
+			s.replyError(conn, err)
+			return
+		}
+	}
 	if !c.isAuthed() && cmd.Flags&NoAuth == 0 {
-		s.rejectCommand(conn, cmd, errNoAuth)
+		if name == "debug" && !s.config().Server.EnableDebugCommand {
+			s.rejectCommand(conn, cmd, errDebugDisabled) // Redis checks this first
+		} else {
+			s.rejectCommand(conn, cmd, errNoAuth)
+		}
 		return
 	}
 	if s.pause.active.Load() {
@@ -293,11 +342,30 @@ func (s *Server) dispatch(c *Client, conn redcon.Conn, args [][]byte) {
 	s.observe(ctx, cmd, args, monoNow()-start, err)
 	if err != nil {
 		text, known := errorText(err)
-		if !known {
+		switch {
+		case !known:
 			s.log.Error().Err(err).Str("cmd", name).Msg("command failed")
+		case errors.Is(err, store.ErrWrite):
+			s.diskLog.Error().Err(err).Str("cmd", name).Msg("write refused by the disk")
 		}
 		s.replyError(conn, replyError(text))
 	}
+}
+
+// checkSubcommand returns the error for an unknown subcommand of container
+// command cmd or for its wrong arity; "" when args name a known subcommand
+// with a fitting arity.
+func checkSubcommand(cmd *Command, args [][]byte) replyError {
+	name := lower(args[1])
+	for i := range cmd.Subcommands {
+		if sc := &cmd.Subcommands[i]; sc.Name == name {
+			if !arityFits(sc.Arity, len(args)) {
+				return errWrongArity(cmd.Name + "|" + name)
+			}
+			return ""
+		}
+	}
+	return errUnknownSubcommand(string(args[1]), cmd.Name)
 }
 
 func (s *Server) replyError(conn replyWriter, err replyError) {

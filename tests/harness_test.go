@@ -349,20 +349,25 @@ func (p *serverProc) waitReady() error {
 }
 
 // listensOn reports whether process pid holds the listening socket on
-// 127.0.0.1:port (or 0.0.0.0:port), from /proc. Where /proc cannot say, it
+// 127.0.0.1:port, or on every interface (0.0.0.0:port, or [::]:port, which
+// is what Go binds for "0.0.0.0"), from /proc. Where /proc cannot say, it
 // reports true.
 func listensOn(pid, port int) bool {
 	tcp, err := os.ReadFile("/proc/net/tcp")
 	if err != nil {
 		return true
 	}
+	tcp6, _ := os.ReadFile("/proc/net/tcp6")
 	var inodes []string
-	for _, line := range strings.Split(string(tcp), "\n")[1:] {
+	lines := append(strings.Split(string(tcp), "\n")[1:], strings.Split(string(tcp6), "\n")...)
+	for _, line := range lines {
 		f := strings.Fields(line)
 		if len(f) < 10 || f[3] != "0A" { // 0A: LISTEN
 			continue
 		}
-		if f[1] == fmt.Sprintf("0100007F:%04X", port) || f[1] == fmt.Sprintf("00000000:%04X", port) {
+		switch f[1] {
+		case fmt.Sprintf("0100007F:%04X", port), fmt.Sprintf("00000000:%04X", port),
+			fmt.Sprintf("00000000000000000000000000000000:%04X", port):
 			inodes = append(inodes, "socket:["+f[9]+"]")
 		}
 	}

@@ -112,7 +112,7 @@ func (s *Store) Write(b *Batch) error {
 		return nil
 	}
 	if err := s.db.Write(s.wo, b.wb); err != nil {
-		return fmt.Errorf("store: write batch: %w", err)
+		return fmt.Errorf("%w: %w", ErrWrite, err)
 	}
 	for _, db := range b.resets {
 		s.counters.keys[db].Store(0)

@@ -33,7 +33,6 @@ type fullCompactor struct {
 // fullCompactionCheck is how often the schedule is looked at.
 const fullCompactionCheck = time.Second
 
-
 func newFullCompactor(s *Store, c conf.Compaction) *fullCompactor {
 	w, _ := conf.ParseWindow(c.FullWindow) // Validate has checked it
 	return &fullCompactor{s: s, window: w, rate: c.FullMaxBytesPerSec,

@@ -75,7 +75,12 @@ func buildOptions(cfg conf.Config, gc *compaction.GC) (*rocksOptions, error) {
 	o.db.SetCreateIfMissingColumnFamilies(true)
 	o.db.SetMaxBackgroundJobs(r.MaxBackgroundJobs)
 	o.db.SetKeepLogFileNum(5)
-	o.db.SetInfoLogLevel(grocksdb.WarnInfoLogLevel)
+	// RocksDB's own LOG file gets fatal lines only. Debian's librocksdb 7.8
+	// is built with assertions, and its info logger aborts the process on
+	// the line after one it failed to write, which is exactly what happens
+	// when the disk fills up (tests/fault_test.go). Shale logs the write
+	// errors RocksDB returns itself.
+	o.db.SetInfoLogLevel(grocksdb.FatalInfoLogLevel)
 	if r.RateLimitBytesPerSec > 0 {
 		o.limiter = grocksdb.NewRateLimiter(int64(r.RateLimitBytesPerSec), 100_000, 10)
 		o.db.SetRateLimiter(o.limiter)

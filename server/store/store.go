@@ -19,6 +19,11 @@ import (
 // ErrClosed is returned by operations on a closed Store.
 var ErrClosed = errors.New("store: closed")
 
+// ErrWrite wraps every error RocksDB returns for a write: the disk is full,
+// read-only or failing. RocksDB then refuses all writes until the process
+// restarts; reads go on working, and no acknowledged write is lost.
+var ErrWrite = errors.New("store: write failed")
+
 // Store is an open Shale database.
 type Store struct {
 	cfg  conf.Config

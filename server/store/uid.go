@@ -52,7 +52,7 @@ func (s *Store) NewUID() (uint64, error) {
 		err := s.db.PutCF(wo, s.cfs[CFDefault], metadata.KeyUIDHighWater, metadata.EncodeU64(nil, mark))
 		wo.Destroy()
 		if err != nil {
-			return 0, fmt.Errorf("store: reserve uids: %w", err)
+			return 0, fmt.Errorf("%w: reserve uids: %w", ErrWrite, err)
 		}
 		a.limit = mark
 	}

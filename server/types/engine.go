@@ -2,6 +2,7 @@ package types
 
 import (
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -11,9 +12,10 @@ import (
 	"github.com/shaledb/shale/subkey"
 )
 
-// MaxStringBytes is Redis's proto-max-bulk-len: no string value may grow
-// beyond it through APPEND, SETRANGE and the like.
-const MaxStringBytes = 512 << 20
+// DefaultMaxStringBytes is Redis's default proto-max-bulk-len: no string
+// value may grow beyond it through APPEND, SETRANGE and the like, unless
+// SetMaxStringBytes says otherwise.
+const DefaultMaxStringBytes = 512 << 20
 
 // Engine serves every logical database of one store.
 type Engine struct {
@@ -23,6 +25,8 @@ type Engine struct {
 	now     func() int64
 	expiry  *activeExpiry
 	cursors *cursorTable
+	// maxString is the largest a string value may grow to, in bytes.
+	maxString atomic.Int64
 }
 
 // New returns an Engine over st. Call Start to begin active expiry and Stop
@@ -34,8 +38,13 @@ func New(st *store.Store, log zerolog.Logger) *Engine {
 		e.dbs[i] = &DB{e: e, st: st, n: i, idx: uint16(i)}
 	}
 	e.expiry = newActiveExpiry(e)
+	e.maxString.Store(DefaultMaxStringBytes)
 	return e
 }
+
+// SetMaxStringBytes sets the largest a string value may grow to through
+// APPEND and SETRANGE (the server's proto_max_bulk_len).
+func (e *Engine) SetMaxStringBytes(n int64) { e.maxString.Store(n) }
 
 func nowMs() int64 { return time.Now().UnixMilli() }
 

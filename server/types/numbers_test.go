@@ -1,7 +1,9 @@
 package types
 
 import (
+	"math"
 	"math/big"
+	"strconv"
 	"testing"
 )
 
@@ -71,4 +73,41 @@ func TestLongDouble(t *testing.T) {
 			t.Errorf("ParseLongDouble(%q) accepted", bad)
 		}
 	}
+}
+
+// FuzzParseNumbers feeds client bytes to the number parsers: none panics,
+// ParseInt accepts exactly the canonical decimal int64 (Redis's string2ll),
+// and no float parser returns NaN.
+func FuzzParseNumbers(f *testing.F) {
+	for _, s := range []string{"0", "-1", "+1", "01", "-0", "9223372036854775807", "-9223372036854775808",
+		"9223372036854775808", "1.5", "inf", "-inf", "nan", "1e400", "0x10", "1_000", " 1", "(1", ""} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v, ok := ParseInt(b)
+		want, err := strconv.ParseInt(string(b), 10, 64)
+		canonical := err == nil && strconv.FormatInt(want, 10) == string(b)
+		if ok != canonical || ok && v != want {
+			t.Fatalf("ParseInt(%q) = %d, %v; want %d, %v", b, v, ok, want, canonical)
+		}
+		if f, ok := ParseFloat(b); ok && math.IsNaN(f) {
+			t.Fatalf("ParseFloat(%q) = NaN", b)
+		}
+		if f, ok := ParseScore(b); ok && math.IsNaN(f) {
+			t.Fatalf("ParseScore(%q) = NaN", b)
+		}
+		ParseLongDouble(b)
+	})
+}
+
+// FuzzParseRanges feeds client bytes to the ZRANGEBYSCORE and ZRANGEBYLEX
+// range parsers: neither panics.
+func FuzzParseRanges(f *testing.F) {
+	for _, p := range [][2]string{{"(1", "+inf"}, {"-inf", "(2.5"}, {"[a", "(b"}, {"-", "+"}, {"(", "["}, {"", "x"}} {
+		f.Add([]byte(p[0]), []byte(p[1]))
+	}
+	f.Fuzz(func(t *testing.T, min, max []byte) {
+		ParseScoreRange(min, max)
+		ParseLexRange(min, max)
+	})
 }

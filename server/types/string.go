@@ -218,7 +218,7 @@ func (d *DB) modifyString(key []byte, fn func(old []byte, exists bool) ([]byte, 
 // Append is APPEND; it returns the new length.
 func (d *DB) Append(key, val []byte) (int64, error) {
 	v, err := d.modifyString(key, func(old []byte, _ bool) ([]byte, error) {
-		if len(old)+len(val) > MaxStringBytes {
+		if int64(len(old))+int64(len(val)) > d.e.maxString.Load() {
 			return nil, ErrStringTooLong
 		}
 		return append(old[:len(old):len(old)], val...), nil
@@ -275,7 +275,7 @@ func (d *DB) SetRange(key []byte, offset int64, val []byte) (int64, error) {
 	if len(val) == 0 {
 		return int64(len(old)), nil
 	}
-	if offset+int64(len(val)) > MaxStringBytes {
+	if offset+int64(len(val)) > d.e.maxString.Load() {
 		return 0, ErrStringTooLong
 	}
 	need := int(offset) + len(val)

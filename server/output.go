@@ -1,0 +1,302 @@
+package server
+
+import (
+	"errors"
+	"net"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/tidwall/redcon"
+)
+
+// Replies leave through guardConn.Write, which never blocks redcon's
+// connection goroutine on a slow reader. It writes what the kernel takes at
+// once; the rest waits in an outQueue, which a writer goroutine drains, while
+// the connection goes on reading and running commands as Redis does. A client
+// that sends commands but does not read its replies makes the queue grow;
+// once the queue passes client_output_buffer_limit the connection is closed,
+// as Redis closes a normal client that passes its hard output buffer limit.
+// redcon buffers the replies of a whole pipeline before it flushes them, so
+// the handlers write through a replyCounter, and the dispatcher checks the
+// limit after every command (checkOutputLimit): memory per connection is
+// bounded by the limit plus one reply.
+
+// errOutputLimit ends a connection whose unsent replies passed
+// client_output_buffer_limit.
+var errOutputLimit = errors.New("client output buffer limit reached")
+
+// closeLinger is how long a closed connection may still spend sending its
+// queued replies (a QUIT's +OK, a protocol error) before the socket closes.
+const closeLinger = 10 * time.Second
+
+// outQueue holds the reply bytes of one connection that the kernel has not
+// taken yet.
+type outQueue struct {
+	mu       sync.Mutex
+	buf      []byte // queued bytes the writer has not picked up
+	inflight int    // bytes the writer is writing now
+	err      error  // sticky: once set, nothing more is written
+	writing  bool   // the writer goroutine runs
+	closing  bool   // Close came while writing: the writer closes the socket
+}
+
+// pending is the number of reply bytes not yet taken by the kernel.
+func (q *outQueue) pending() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.buf) + q.inflight
+}
+
+// Write sends p, or queues what the kernel does not take at once. redcon's
+// connection goroutine calls it when it flushes; a close from elsewhere may
+// flush too, hence wmu.
+func (c *guardConn) Write(p []byte) (int, error) {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.batch.Store(0)
+	if c.stats != nil {
+		c.stats.netOut.Add(int64(len(p))) // INFO's total_net_output_bytes
+	}
+	q := &c.replies
+	q.mu.Lock()
+	if q.err != nil {
+		err := q.err
+		q.mu.Unlock()
+		return 0, err
+	}
+	if len(p) == 0 {
+		q.mu.Unlock()
+		return 0, nil
+	}
+	rest := p
+	if !q.writing {
+		// Nothing is queued and no writer runs: write directly.
+		q.mu.Unlock()
+		n, err := c.writeNow(p)
+		q.mu.Lock()
+		if err != nil {
+			q.err = err
+			q.mu.Unlock()
+			return n, err
+		}
+		if rest = p[n:]; len(rest) == 0 {
+			q.mu.Unlock()
+			return n, nil
+		}
+	}
+	if limit := c.currentLimits().outputBuffer; limit > 0 && int64(len(q.buf)+q.inflight+len(rest)) > limit {
+		pending := int64(len(q.buf) + q.inflight + len(rest))
+		q.mu.Unlock()
+		c.cutOff(pending, limit)
+		return 0, errOutputLimit
+	}
+	q.buf = append(q.buf, rest...)
+	if !q.writing {
+		q.writing = true
+		go c.drain()
+	}
+	q.mu.Unlock()
+	return len(p), nil
+}
+
+// checkOutputLimit cuts the client off when the replies redcon buffered
+// since its last flush and the queued ones pass client_output_buffer_limit.
+// The dispatcher calls it after every command.
+func (c *guardConn) checkOutputLimit() {
+	limit := c.currentLimits().outputBuffer
+	batch := c.batch.Load()
+	if limit <= 0 || batch <= limit/2 && batch < 64<<10 && !c.replies.busy() {
+		return // the common case: a small batch and nothing queued
+	}
+	if pending := batch + int64(c.replies.pending()); pending > limit {
+		c.cutOff(pending, limit)
+	}
+}
+
+// busy reports whether a writer runs (bytes may be queued).
+func (q *outQueue) busy() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.writing
+}
+
+// cutOff closes the connection for passing the output buffer limit: nothing
+// more is written, the commands still pipelined are not run, and redcon's
+// next read fails.
+func (c *guardConn) cutOff(pending, limit int64) {
+	q := &c.replies
+	q.mu.Lock()
+	if q.err == nil {
+		q.err = errOutputLimit
+	}
+	q.buf = nil
+	q.mu.Unlock()
+	if c.cut.CompareAndSwap(false, true) {
+		c.log.Warn().Str("addr", c.RemoteAddr().String()).Int64("pending_bytes", pending).Int64("limit", limit).
+			Msg("client closed for overcoming of output buffer limits")
+	}
+	_ = c.Conn.Close()
+}
+
+// writeNow writes what the socket takes without waiting. Where there is no
+// raw socket (not TCP), it blocks instead.
+func (c *guardConn) writeNow(p []byte) (int, error) {
+	if c.raw == nil {
+		return c.Conn.Write(p)
+	}
+	n := 0
+	var werr error
+	err := c.raw.Write(func(fd uintptr) bool {
+		for n < len(p) {
+			m, e := syscall.Write(int(fd), p[n:])
+			if m > 0 {
+				n += m
+			}
+			switch {
+			case e == syscall.EINTR:
+				continue
+			case e == syscall.EAGAIN:
+				return true
+			case e != nil:
+				werr = &net.OpError{Op: "write", Net: "tcp", Addr: c.RemoteAddr(), Err: e}
+				return true
+			case m == 0:
+				return true
+			}
+		}
+		return true
+	})
+	if werr != nil {
+		return n, werr
+	}
+	return n, err
+}
+
+// drain writes the queue until it is empty, blocking as long as the client
+// does not read. On a write error the socket is closed, so that redcon's
+// read ends too.
+func (c *guardConn) drain() {
+	q := &c.replies
+	q.mu.Lock()
+	for len(q.buf) > 0 && q.err == nil {
+		b := q.buf
+		q.buf = nil
+		q.inflight = len(b)
+		q.mu.Unlock()
+		_, err := c.Conn.Write(b)
+		q.mu.Lock()
+		q.inflight = 0
+		if err != nil && q.err == nil {
+			q.err = err
+		}
+	}
+	q.writing = false
+	q.buf = nil
+	closeNow := q.closing || q.err != nil
+	q.mu.Unlock()
+	if closeNow {
+		_ = c.Conn.Close()
+	}
+}
+
+// Close closes the socket, or, while queued replies are still being sent,
+// stops reading at once and leaves the close to the writer, which gets
+// closeLinger to finish.
+func (c *guardConn) Close() error {
+	q := &c.replies
+	q.mu.Lock()
+	if q.writing && q.err == nil {
+		q.closing = true
+		q.mu.Unlock()
+		_ = c.Conn.SetWriteDeadline(time.Now().Add(closeLinger))
+		if tc, ok := c.Conn.(interface{ CloseRead() error }); ok {
+			_ = tc.CloseRead()
+		}
+		return nil
+	}
+	q.mu.Unlock()
+	return c.Conn.Close()
+}
+
+// replyCounter is the redcon.Conn the handlers write to. It counts, roughly,
+// the reply bytes redcon buffers until its next flush (guardConn.batch), for
+// checkOutputLimit. Only the connection's goroutine uses it.
+type replyCounter struct {
+	redcon.Conn
+	g *guardConn
+}
+
+// replyOverhead is a generous size for a reply's type byte, length and CRLFs.
+const replyOverhead = 16
+
+func (r *replyCounter) WriteError(msg string) {
+	r.g.batch.Add(int64(len(msg)) + replyOverhead)
+	r.Conn.WriteError(msg)
+}
+
+func (r *replyCounter) WriteString(str string) {
+	r.g.batch.Add(int64(len(str)) + replyOverhead)
+	r.Conn.WriteString(str)
+}
+
+func (r *replyCounter) WriteBulk(bulk []byte) {
+	r.g.batch.Add(int64(len(bulk)) + replyOverhead)
+	r.Conn.WriteBulk(bulk)
+}
+
+func (r *replyCounter) WriteBulkString(bulk string) {
+	r.g.batch.Add(int64(len(bulk)) + replyOverhead)
+	r.Conn.WriteBulkString(bulk)
+}
+
+func (r *replyCounter) WriteInt(num int) {
+	r.g.batch.Add(replyOverhead + 8)
+	r.Conn.WriteInt(num)
+}
+
+func (r *replyCounter) WriteInt64(num int64) {
+	r.g.batch.Add(replyOverhead + 8)
+	r.Conn.WriteInt64(num)
+}
+
+func (r *replyCounter) WriteUint64(num uint64) {
+	r.g.batch.Add(replyOverhead + 8)
+	r.Conn.WriteUint64(num)
+}
+
+func (r *replyCounter) WriteArray(count int) {
+	r.g.batch.Add(replyOverhead)
+	r.Conn.WriteArray(count)
+}
+
+func (r *replyCounter) WriteNull() {
+	r.g.batch.Add(replyOverhead)
+	r.Conn.WriteNull()
+}
+
+func (r *replyCounter) WriteRaw(data []byte) {
+	r.g.batch.Add(int64(len(data)))
+	r.Conn.WriteRaw(data)
+}
+
+func (r *replyCounter) WriteAny(v any) {
+	var n int64
+	switch v := v.(type) {
+	case string:
+		n = int64(len(v))
+	case []byte:
+		n = int64(len(v))
+	}
+	r.g.batch.Add(n + replyOverhead)
+	r.Conn.WriteAny(v)
+}
+
+// baseWriter is redcon's reply buffer of the connection, for a handler that
+// must flush before it waits (blocking.go).
+func (c *Ctx) baseWriter() *redcon.Writer {
+	if rc, ok := c.Conn.(*replyCounter); ok {
+		return redcon.BaseWriter(rc.Conn)
+	}
+	return redcon.BaseWriter(c.Conn)
+}
