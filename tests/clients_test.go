@@ -62,6 +62,14 @@ func TestClientRedisPy(t *testing.T) {
 			runClientScript(t, b, minAuthChecks, debianPython, dir, "app.py", clientPassword)
 		})
 	})
+	// redis-py writes a whole pipeline before it reads: a server that stops
+	// reading while its replies wait for the client deadlocks with it.
+	t.Run("bulk", func(t *testing.T) {
+		t.Parallel()
+		forEachBackend(t, func(t *testing.T, _ *redis.Client, b backend) {
+			runClientScript(t, b, 4, debianPython, dir, "app.py", "--bulk")
+		})
+	})
 }
 
 // TestClientIORedis runs clients/node/app.js with the ioredis that

@@ -6,6 +6,7 @@ once against shale-server:
 
     /usr/bin/python3 app.py PORT            # the application
     /usr/bin/python3 app.py PORT PASSWORD   # connecting to a server with requirepass
+    /usr/bin/python3 app.py PORT --bulk     # one pipeline bigger than the socket buffers
 
 The script expects an empty server. Every check is Redis's own behaviour: the
 script has no branch per server. It prints one line per check and, when all
@@ -296,8 +297,35 @@ def with_password(port, password):
     print(f"PASS {CHECKS} checks")
 
 
+def bulk(port):
+    """A bulk load that reads back as it goes, in one pipeline.
+
+    redis-py sends a whole pipeline before it reads a reply. Here both the
+    commands (about 10 MB) and the replies (about 10 MB) outgrow the socket
+    buffers, so the server must keep reading commands while the client is not
+    yet reading replies, as Redis does by buffering the replies.
+    """
+    r = redis.Redis(host="127.0.0.1", port=port, socket_timeout=30)
+    value = b"v" * 1000
+    n = 10000
+    p = r.pipeline(transaction=False)
+    for i in range(n):
+        p.set(b"bulk:%d" % i, value)
+        p.get(b"bulk:%d" % i)
+    res = p.execute()
+    check("bulk replies", len(res), 2 * n)
+    check("bulk sets", all(x is True for x in res[0::2]), True)
+    check("bulk gets", all(x == value for x in res[1::2]), True)
+    check("bulk dbsize", r.dbsize(), n)
+    r.close()
+    print(f"PASS {CHECKS} checks")
+
+
 def main():
     port = int(sys.argv[1])
+    if len(sys.argv) > 2 and sys.argv[2] == "--bulk":
+        bulk(port)
+        return
     if len(sys.argv) > 2:
         with_password(port, sys.argv[2])
         return
