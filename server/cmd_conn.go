@@ -409,7 +409,31 @@ var commandSubcommands = []Subcommand{
 	{"info", -2, 0, cmdCommandInfo},
 	{"docs", -2, 0, cmdCommandDocs},
 	{"list", -2, 0, cmdCommandList},
+	{"getkeys", -4, 0, cmdCommandGetKeys},
 	{"help", 2, 0, cmdCommandHelp},
+}
+
+// COMMAND GETKEYS command [arg ...]: the keys a call would touch.
+func cmdCommandGetKeys(c *Ctx, args [][]byte) error {
+	call := args[2:]
+	cmd := c.Srv.table[lower(call[0])]
+	switch {
+	case cmd == nil:
+		return errInvalidCommandSpecified
+	case !cmd.arityOK(len(call)):
+		return errInvalidCommandArgCount
+	case cmd.FirstKey == 0 && movableKeys[cmd.Name] == nil:
+		return errCommandHasNoKeys
+	}
+	keys := keyPositions(cmd, call)
+	if len(keys) == 0 {
+		return errInvalidCommandArgs
+	}
+	c.Conn.WriteArray(len(keys))
+	for _, i := range keys {
+		c.Conn.WriteBulk(call[i])
+	}
+	return nil
 }
 
 // COMMAND [subcommand [arg ...]]: with no subcommand, every command's info.
@@ -471,7 +495,11 @@ func writeCommandInfo(c *Ctx, cmd *Command) {
 	c.Conn.WriteArray(10)
 	c.Conn.WriteBulkString(cmd.Name)
 	c.Conn.WriteInt(cmd.Arity)
-	writeStatuses(c, flagNames(cmd.Flags))
+	flags := flagNames(cmd.Flags)
+	if movableKeys[cmd.Name] != nil {
+		flags = append(flags, "movablekeys")
+	}
+	writeStatuses(c, flags)
 	c.Conn.WriteInt(cmd.FirstKey)
 	c.Conn.WriteInt(cmd.LastKey)
 	c.Conn.WriteInt(cmd.Step)
@@ -681,6 +709,8 @@ func cmdCommandHelp(c *Ctx, _ [][]byte) error {
 		"    Return documentation details about multiple commands.",
 		"    If no command names are given, documentation details for all",
 		"    commands are returned.",
+		"GETKEYS <full-command>",
+		"    Return the keys from a full Redis command.",
 	})
 	return nil
 }

@@ -52,6 +52,7 @@ var foundationDocs = map[string]cmdDoc{
 	"command|info":     {"Get array of specific command details, or all when no argument is given.", "2.8.13", "server", "[command-name [command-name ...]]"},
 	"command|docs":     {"Get array of specific command documentation", "7.0.0", "server", "[command-name [command-name ...]]"},
 	"command|list":     {"Get an array of command names", "7.0.0", "server", "[FILTERBY MODULE module-name|ACLCAT category|PATTERN pattern]"},
+	"command|getkeys":  {"Extract keys given a full Redis command", "2.8.13", "server", "command [arg [arg ...]]"},
 	"command|help":     {"Show helpful text about the different subcommands", "5.0.0", "server", ""},
 	"config":           {"A container for server configuration commands", "2.0.0", "server", ""},
 	"config|get":       {"Get the values of configuration parameters", "2.0.0", "server", "parameter [parameter ...]"},

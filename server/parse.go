@@ -27,9 +27,27 @@ func parseFloat(b []byte) (float64, error) {
 
 // parseCursor parses a SCAN cursor: an unsigned 64-bit decimal.
 func parseCursor(b []byte) (uint64, error) {
-	n, err := strconv.ParseUint(string(b), 10, 64)
+	// Redis parses cursors with strtoul: an optional sign, then digits; a
+	// minus wraps modulo 2^64, so "-1" is the largest cursor, and the empty
+	// string is cursor 0.
+	neg := false
+	digits := b
+	if len(digits) > 0 && (digits[0] == '+' || digits[0] == '-') {
+		neg = digits[0] == '-'
+		digits = digits[1:]
+		if len(digits) == 0 {
+			return 0, errInvalidCursor
+		}
+	}
+	if len(digits) == 0 {
+		return 0, nil
+	}
+	n, err := strconv.ParseUint(string(digits), 10, 64)
 	if err != nil {
 		return 0, errInvalidCursor
+	}
+	if neg {
+		n = -n
 	}
 	return n, nil
 }

@@ -303,6 +303,45 @@ func TestConnectionCommandInfo(t *testing.T) {
 			}}},
 			{cmd("COMMAND", "FOO"), errText("ERR unknown subcommand 'FOO'. Try COMMAND HELP.")},
 		})
+		hasFlag := func(name, flag string) bool {
+			row := do(t, c, "COMMAND", "INFO", name).([]any)[0].([]any)
+			for _, f := range row[2].([]any) {
+				if f == flag {
+					return true
+				}
+			}
+			return false
+		}
+		for _, name := range []string{"zunionstore", "sintercard", "lmpop", "blmpop", "sort", "sort_ro", "zinter"} {
+			if !hasFlag(name, "movablekeys") {
+				t.Errorf("COMMAND INFO %s: no movablekeys flag", name)
+			}
+		}
+		if hasFlag("get", "movablekeys") {
+			t.Errorf("COMMAND INFO get: movablekeys flag")
+		}
+		run(t, c, []step{
+			{cmd("COMMAND", "GETKEYS", "GET", "k"), []any{"k"}},
+			{cmd("COMMAND", "GETKEYS", "mset", "a", 1, "b"), []any{"a", "b"}},
+			{cmd("COMMAND", "GETKEYS", "blpop", "a", "b", 0), []any{"a", "b"}},
+			{cmd("COMMAND", "GETKEYS", "zunionstore", "d", 2, "a", "b", "WEIGHTS", 1, 2), []any{"d", "a", "b"}},
+			{cmd("COMMAND", "GETKEYS", "zdiffstore", "d", 1, "a"), []any{"d", "a"}},
+			{cmd("COMMAND", "GETKEYS", "zunion", 2, "a", "b"), []any{"a", "b"}},
+			{cmd("COMMAND", "GETKEYS", "sintercard", 2, "a", "b", "LIMIT", 1), []any{"a", "b"}},
+			{cmd("COMMAND", "GETKEYS", "blmpop", 0, 2, "a", "b", "LEFT"), []any{"a", "b"}},
+			{cmd("COMMAND", "GETKEYS", "bzmpop", 0, 1, "a", "MIN"), []any{"a"}},
+			{cmd("COMMAND", "GETKEYS", "sort", "k", "BY", "w:*", "LIMIT", 0, 1, "GET", "h:*", "STORE", "dst"), []any{"k", "dst"}},
+			{cmd("COMMAND", "GETKEYS", "sort", "k", "STORE"), []any{"k"}},
+			{cmd("COMMAND", "GETKEYS", "sort_ro", "k", "BY", "x"), []any{"k"}},
+			{cmd("COMMAND", "GETKEYS", "object", "encoding", "k"), []any{"k"}},
+			{cmd("COMMAND", "GETKEYS", "zunionstore", "d", "abc", "a"), errText("ERR Invalid arguments specified for command")},
+			{cmd("COMMAND", "GETKEYS", "zunionstore", "d", 3, "a"), errText("ERR Invalid arguments specified for command")},
+			{cmd("COMMAND", "GETKEYS", "lmpop", -1, "a", "LEFT"), errText("ERR Invalid arguments specified for command")},
+			{cmd("COMMAND", "GETKEYS", "get", "a", "b"), errText("ERR Invalid number of arguments specified for command")},
+			{cmd("COMMAND", "GETKEYS", "nosuch", "a"), errText("ERR Invalid command specified")},
+			{cmd("COMMAND", "GETKEYS", "config", "get", "x"), errText("ERR The command has no key arguments")},
+			{cmd("COMMAND", "GETKEYS", "get"), errText("ERR wrong number of arguments for 'command|getkeys' command")},
+		})
 		// COMMAND COUNT agrees with the full COMMAND listing.
 		all := do(t, c, "COMMAND").([]any)
 		if n := doInt(t, c, "COMMAND", "COUNT"); int64(len(all)) != n {

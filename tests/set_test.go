@@ -143,6 +143,15 @@ func TestSetWrongType(t *testing.T) {
 			step{cmd("SRANDMEMBER", "str", "x"), errText(errNotInt)},
 			step{cmd("SINTERCARD", 1, "str", "LIMIT", -1), errText(errLimitNeg)},
 			step{cmd("SSCAN", "str", "x"), errText("ERR invalid cursor")},
+			// Cursors parse as strtoul does: signs are accepted (-1 is the
+			// largest cursor; where it lands is undefined, so it is not
+			// checked here), spaces and bare signs are invalid, and the
+			// empty string is cursor 0.
+			step{cmd("SSCAN", "s", "+0"), []any{"0", []any{"a"}}},
+			step{cmd("SSCAN", "s", ""), []any{"0", []any{"a"}}},
+			step{cmd("SSCAN", "s", "-"), errText("ERR invalid cursor")},
+			step{cmd("SSCAN", "s", " 1"), errText("ERR invalid cursor")},
+			step{cmd("SSCAN", "s", "18446744073709551616"), errText("ERR invalid cursor")},
 			// A failed STORE leaves everything as it was.
 			step{cmd("GET", "str"), "v"},
 			step{cmd("SMEMBERS", "s"), []any{"a"}},

@@ -1,6 +1,7 @@
 package types
 
 import (
+	"fmt"
 	"math/big"
 	"math/rand/v2"
 	"strconv"
@@ -283,40 +284,60 @@ func (d *DB) HIncrByFloat(key, field []byte, incr *big.Float) ([]byte, error) {
 
 // HRandField is HRANDFIELD with a count: count > 0 returns up to count
 // distinct fields, count < 0 returns exactly -count fields that may repeat.
-// With withValues the result alternates field, value.
-//
-// TODO(shale): it reads the whole hash; sample by random seeks for big hashes.
+// With withValues the result alternates field, value. Hash fields are
+// sub-keys like set members, so a small count of a big hash is drawn by
+// random seeks (see set_sample.go) rather than by reading the whole hash.
 func (d *DB) HRandField(key []byte, count int64, withValues bool) ([][]byte, error) {
-	all, err := d.HGetAll(key)
-	if err != nil || len(all) == 0 || count == 0 {
+	unlock := d.lock(key)
+	defer unlock()
+	ks, err := d.loadHash(key)
+	if err != nil || !ks.live || count == 0 {
 		return nil, err
 	}
-	n := int64(len(all) / 2)
-	var picks []int64
-	switch {
-	case count < 0:
-		picks = make([]int64, -count)
-		for i := range picks {
-			picks[i] = rand.Int64N(n)
-		}
-	case count >= n:
-		picks = make([]int64, n)
-		for i := range picks {
-			picks[i] = int64(i)
-		}
-		rand.Shuffle(len(picks), func(i, j int) { picks[i], picks[j] = picks[j], picks[i] })
-	default:
-		perm := rand.Perm(int(n))
-		picks = make([]int64, count)
-		for i := range picks {
-			picks[i] = int64(perm[i])
-		}
+	if count > 0 && uint64(count) >= ks.m.Size {
+		return d.shuffledHash(ks, withValues)
 	}
-	out := make([][]byte, 0, len(picks)*2)
-	for _, p := range picks {
-		out = append(out, all[2*p])
+	var fields [][]byte
+	if count < 0 {
+		fields, err = d.randomMembers(ks, uint64(-count), true)
+	} else {
+		fields, err = d.randomMembers(ks, uint64(count), false)
+	}
+	if err != nil || !withValues {
+		return fields, err
+	}
+	vals, found, err := d.subValues(ks, fields)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]byte, 0, 2*len(fields))
+	for i, f := range fields {
+		if !found[i] {
+			return nil, fmt.Errorf("hrandfield %q: drawn field %q has no value: %w", key, f, metadata.ErrCorrupt)
+		}
+		out = append(out, f, vals[i])
+	}
+	return out, nil
+}
+
+// shuffledHash returns every field of the live hash ks in random order,
+// each followed by its value when withValues is set.
+func (d *DB) shuffledHash(ks *keyState, withValues bool) ([][]byte, error) {
+	type pair struct{ field, val []byte }
+	all := make([]pair, 0, ks.m.Size)
+	err := d.iterSub(ks.m.UID, func(f, v []byte) bool {
+		all = append(all, pair{append([]byte{}, f...), append([]byte{}, v...)})
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	rand.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
+	out := make([][]byte, 0, 2*len(all))
+	for _, p := range all {
+		out = append(out, p.field)
 		if withValues {
-			out = append(out, all[2*p+1])
+			out = append(out, p.val)
 		}
 	}
 	return out, nil

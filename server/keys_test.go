@@ -1,0 +1,46 @@
+package server
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestMovableKeysNameCommands(t *testing.T) {
+	table := buildTable(allCommands())
+	for name := range movableKeys {
+		if table[name] == nil {
+			t.Errorf("movableKeys names %q, which is not in the command table", name)
+		}
+	}
+}
+
+func TestKeyPositions(t *testing.T) {
+	table := buildTable(allCommands())
+	for _, tc := range []struct {
+		call string
+		want []int
+	}{
+		{"get k", []int{1}},
+		{"mset a 1 b 2", []int{1, 3}},
+		{"blpop a b 0", []int{1, 2}},
+		{"zunionstore d 2 a b weights 1 2", []int{1, 3, 4}},
+		{"zunionstore d 2x a b", []int{1, 3, 4}}, // atoi stops at the x
+		{"zunionstore d 0 a", nil},
+		{"zunionstore d 2 a", nil},
+		{"lmpop 1 a left", []int{2}},
+		{"blmpop 0 2 a b left", []int{3, 4}},
+		{"sort k limit 0 1 by store get store store d", []int{1, 10}},
+		{"sort k get # store", []int{1}},
+		{"ping", nil},
+	} {
+		args := make([][]byte, 0)
+		for _, a := range strings.Fields(tc.call) {
+			args = append(args, []byte(a))
+		}
+		got := keyPositions(table[string(args[0])], args)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("keyPositions(%q) = %v, want %v", tc.call, got, tc.want)
+		}
+	}
+}
