@@ -14,7 +14,12 @@ HEAVY     := BenchmarkDel$$|BenchmarkReclaimAfterDel$$|BenchmarkDelHash$$|Benchm
 HEAVYTIME ?= 3x
 FUZZ      := metadata:FuzzDecodeMeta metadata:FuzzDecodeBook metadata:FuzzDecodeExpireKey metadata:FuzzDecodeMetaKey subkey:FuzzDecodeSubkey subkey:FuzzScoreOrder subkey:FuzzDecodeScoreKey server:FuzzRespGuard server:FuzzRespRequest server:FuzzRespBinaryArgs server/types:FuzzMatch server/types:FuzzParseNumbers server/types:FuzzParseRanges
 PKGS_RUN  := librocksdb-dev build-essential redis-tools
-PKGS_TEST := $(PKGS_RUN) redis-server
+# The e2e tests also drive real Redis and the redis-py and ioredis clients.
+PKGS_TEST := $(PKGS_RUN) redis-server python3-redis nodejs npm
+# ioredis for the e2e tests, pinned by package-lock.json; `npm ci` runs only
+# when node_modules is missing or older than the lockfile.
+NODE_DIR  := tests/clients/node
+NODE_DEPS := $(NODE_DIR)/node_modules/.package-lock.json
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 export CGO_CFLAGS  ?= -O2
@@ -22,12 +27,17 @@ export CGO_LDFLAGS ?= -lrocksdb -lstdc++ -lm -lz -lsnappy -llz4 -lzstd -lbz2
 
 .PHONY: deps deps-run build run test unit e2e lint fuzz soak bench clean
 
-# deps-run installs what `make run` needs; deps adds redis-server for the
-# comparison tests. Both do nothing when every package is already installed.
+# deps-run installs what `make run` needs; deps adds redis-server and the
+# client libraries for the e2e tests. Both do nothing when every package is
+# already installed.
 deps-run:
 	@./.ci/install-deps $(PKGS_RUN)
 deps:
 	@./.ci/install-deps $(PKGS_TEST)
+
+$(NODE_DEPS): $(NODE_DIR)/package.json $(NODE_DIR)/package-lock.json | deps
+	cd $(NODE_DIR) && npm ci --no-audit --no-fund
+	@touch $@
 
 build: deps-run
 	$(GO) build -o bin/ ./cmd/...
@@ -44,7 +54,7 @@ lint: deps
 unit: deps
 	$(GO) test -race -tags '$(TAGS)' $$($(GO) list ./... | grep -v /tests)
 
-e2e: deps
+e2e: deps $(NODE_DEPS)
 	$(GO) test -race -count=1 -timeout 20m ./tests/...
 
 test: lint unit e2e

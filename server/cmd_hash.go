@@ -203,8 +203,11 @@ func cmdHScan(c *Ctx, args [][]byte) error {
 	if err != nil {
 		return err
 	}
-	o, err := scanOptions(args[3:], false)
-	if err != nil {
+	o, empty, err := keyScanOptions(args, c.DB.HLen)
+	if err != nil || empty {
+		if empty {
+			writeScanReply(c, 0, nil)
+		}
 		return err
 	}
 	next, items, err := c.DB.HScan(args[1], cursor, o.Match, o.Count)

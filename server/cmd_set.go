@@ -218,17 +218,12 @@ func cmdSScan(c *Ctx, args [][]byte) error {
 	if err != nil {
 		return err
 	}
-	o, optErr := scanOptions(args[3:], false)
-	if optErr != nil {
-		n, err := c.DB.SCard(args[1])
-		switch {
-		case err != nil:
-			return err
-		case n == 0:
+	o, empty, err := keyScanOptions(args, c.DB.SCard)
+	if err != nil || empty {
+		if empty {
 			writeScanReply(c, 0, nil)
-			return nil
 		}
-		return optErr
+		return err
 	}
 	next, items, err := c.DB.SScan(args[1], cursor, o.Match, o.Count)
 	if err != nil {

@@ -707,8 +707,11 @@ func cmdZScan(c *Ctx, args [][]byte) error {
 	if err != nil {
 		return err
 	}
-	o, err := scanOptions(args[3:], false)
-	if err != nil {
+	o, empty, err := keyScanOptions(args, c.DB.ZCard)
+	if err != nil || empty {
+		if empty {
+			writeScanReply(c, 0, nil)
+		}
 		return err
 	}
 	next, elems, err := c.DB.ZScan(args[1], cursor, o.Match, o.Count)

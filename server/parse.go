@@ -98,3 +98,24 @@ func scanOptions(args [][]byte, allowType bool) (o types.ScanOptions, err error)
 	}
 	return o, nil
 }
+
+// keyScanOptions parses the options of HSCAN, SSCAN and ZSCAN (args[3:]).
+// Redis looks the key up before it reads them: a missing key answers an
+// empty scan and a key of another type WRONGTYPE, whatever the options. So
+// on bad options, size (HLEN, SCARD or ZCARD) decides: empty is set for a
+// missing key, its error is returned for the wrong type, and the options'
+// error otherwise.
+func keyScanOptions(args [][]byte, size func(key []byte) (int64, error)) (o types.ScanOptions, empty bool, err error) {
+	o, optErr := scanOptions(args[3:], false)
+	if optErr == nil {
+		return o, false, nil
+	}
+	n, err := size(args[1])
+	switch {
+	case err != nil:
+		return o, false, err
+	case n == 0:
+		return o, true, nil
+	}
+	return o, false, optErr
+}

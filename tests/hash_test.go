@@ -340,6 +340,13 @@ func TestHashScan(t *testing.T) {
 			{cmd("HSCAN", "small", 0), []any{"0", unordered([]any{"a", "1", "b", "2"})}},
 			{cmd("HSCAN", "small", 0, "MATCH", "a"), []any{"0", []any{"a", "1"}}},
 			{cmd("HSCAN", "nokey", 0), []any{"0", emptyArr}},
+			// The key is looked up before the options are read: a missing
+			// key scans empty and a string is WRONGTYPE, whatever the options.
+			{cmd("HSCAN", "nokey", 0, "COUNT", 0), []any{"0", emptyArr}},
+			{cmd("HSCAN", "nokey", 0, "FOO"), []any{"0", emptyArr}},
+			{cmd("HSCAN", "nokey", "abc"), errText("ERR invalid cursor")},
+			{cmd("SET", "scanstr", "v"), ok},
+			{cmd("HSCAN", "scanstr", 0, "COUNT", 0), errText(wrongType)},
 			{cmd("HSCAN", "h", "abc"), errText("ERR invalid cursor")},
 			{cmd("HSCAN", "h", 0, "COUNT", 0), errText("ERR syntax error")},
 			{cmd("HSCAN", "h", 0, "COUNT", "abc"), errText("ERR value is not an integer or out of range")},

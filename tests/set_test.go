@@ -564,6 +564,8 @@ func TestSetScan(t *testing.T) {
 			{cmd("SSCAN", "nokey", 0, "COUNT", 0), []any{"0", emptyArr}},
 			{cmd("SSCAN", "nokey", 0, "FOO"), []any{"0", emptyArr}},
 			{cmd("SSCAN", "nokey", "abc"), errText("ERR invalid cursor")},
+			{cmd("SET", "scanstr", "v"), ok},
+			{cmd("SSCAN", "scanstr", 0, "COUNT", 0), errText(wrongType)},
 			{cmd("SSCAN", "s", "abc"), errText("ERR invalid cursor")},
 			{cmd("SSCAN", "s", 0, "COUNT", 0), errText(errSyntax)},
 			{cmd("SSCAN", "s", 0, "COUNT", "abc"), errText(errNotInt)},

@@ -806,6 +806,11 @@ func TestZSetScan(t *testing.T) {
 			{cmd("ZADD", "small", 1.5, "a", "inf", "b"), 2},
 			{cmd("ZSCAN", "small", 0), []any{"0", pairs(map[string]string{"a": "1.5", "b": "inf"})}},
 			{cmd("ZSCAN", "nokey", 0), []any{"0", emptyArr}},
+			// The key is looked up before the options are read.
+			{cmd("ZSCAN", "nokey", 0, "COUNT", 0), []any{"0", emptyArr}},
+			{cmd("ZSCAN", "nokey", 0, "FOO"), []any{"0", emptyArr}},
+			{cmd("SET", "scanstr", "v"), ok},
+			{cmd("ZSCAN", "scanstr", 0, "MATCH"), errText(wrongType)},
 			{cmd("ZSCAN", "z", "x"), errText("ERR invalid cursor")},
 			{cmd("ZSCAN", "z", 0, "COUNT", 0), errText("ERR syntax error")},
 			{cmd("ZSCAN", "z", 0, "MATCH"), errText("ERR syntax error")},
