@@ -16,8 +16,6 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-const redisBenchmarkBin = "/usr/bin/redis-benchmark"
-
 // runTool runs bin with args against addr (as -h HOST -p PORT) for at most
 // limit and returns its combined output and exit error. A tool killed at
 // the limit is not an error here; callers that expect it to end check err.
