@@ -226,6 +226,7 @@ func (s *Server) accept(conn redcon.Conn) bool {
 		}
 	}
 	s.clients[c.ID] = c
+	c.pipe.wr = redcon.BaseWriter(conn)
 	conn.SetContext(c)
 	s.stats.connections.Add(1)
 	return true
@@ -264,6 +265,9 @@ func (s *Server) handle(conn redcon.Conn, rc redcon.Command) {
 	}
 	s.inflight.Add(1)
 	defer s.inflight.Add(-1)
+	// Last of all: a group open at the end of redcon's batch, or left by a
+	// command cut short, is written before the replies can leave.
+	defer s.settleGroup(c, conn)
 	if s.closing.Load() {
 		return // shutting down: the connection closes without a reply
 	}
@@ -318,7 +322,12 @@ func (s *Server) dispatch(c *Client, conn redcon.Conn, args [][]byte) {
 	if cmd.Subcommands != nil && len(args) > 1 {
 		// Redis resolves a container's subcommand and checks its arity
 		// before authentication too.
-		if err := checkSubcommand(cmd, args); err != "" {
+		if err, known := checkSubcommand(cmd, args); err != "" {
+			if known >= 0 && cmd.stats != nil {
+				// A known subcommand with the wrong arity is a rejected
+				// call of it, in INFO commandstats as in Redis.
+				cmd.stats.subs[known].rejected.Add(1)
+			}
 			s.replyError(conn, err)
 			return
 		}
@@ -332,11 +341,15 @@ func (s *Server) dispatch(c *Client, conn redcon.Conn, args [][]byte) {
 		return
 	}
 	if s.pause.active.Load() {
+		s.commitGroup(c, conn) // never wait with the group's locks held
 		c.blocked.Store(true)
 		s.pause.wait(mayWrite(cmd))
 		c.blocked.Store(false)
 	}
 	ctx := &Ctx{Conn: conn, Srv: s, Client: c, DB: c.currentDB()}
+	if grouped := s.groupDB(c, conn, cmd, args, ctx.DB); grouped != nil {
+		ctx.DB = grouped
+	}
 	start := monoNow()
 	err := cmd.Run(ctx, args)
 	s.observe(ctx, cmd, args, monoNow()-start, err)
@@ -352,20 +365,33 @@ func (s *Server) dispatch(c *Client, conn redcon.Conn, args [][]byte) {
 	}
 }
 
+// settleGroup commits the connection's open group unless more commands of
+// redcon's batch follow that may join it.
+func (s *Server) settleGroup(c *Client, conn redcon.Conn) {
+	if !c.pipe.active() {
+		return
+	}
+	if len(conn.PeekPipeline()) > 0 && !s.closing.Load() && (c.out == nil || !c.out.g.cut.Load()) {
+		return
+	}
+	s.commitGroup(c, conn)
+}
+
 // checkSubcommand returns the error for an unknown subcommand of container
 // command cmd or for its wrong arity; "" when args name a known subcommand
-// with a fitting arity.
-func checkSubcommand(cmd *Command, args [][]byte) replyError {
+// with a fitting arity. known is the subcommand's index in cmd.Subcommands,
+// -1 when it is unknown.
+func checkSubcommand(cmd *Command, args [][]byte) (err replyError, known int) {
 	name := lower(args[1])
 	for i := range cmd.Subcommands {
 		if sc := &cmd.Subcommands[i]; sc.Name == name {
 			if !arityFits(sc.Arity, len(args)) {
-				return errWrongArity(cmd.Name + "|" + name)
+				return errWrongArity(cmd.Name + "|" + name), i
 			}
-			return ""
+			return "", i
 		}
 	}
-	return errUnknownSubcommand(string(args[1]), cmd.Name)
+	return errUnknownSubcommand(string(args[1]), cmd.Name), -1
 }
 
 func (s *Server) replyError(conn replyWriter, err replyError) {
