@@ -300,7 +300,21 @@ func watchConn(c *Ctx) (gone <-chan struct{}, stop func()) {
 // now hold what they wait for, and serves them before it returns; see the
 // top of this file. Call it after the write, with no key lock held.
 func (c *Ctx) signalKeyReady(db int, key []byte) {
-	r := &c.Srv.blocking
+	if c.Client != nil && c.Client.pipe.active() {
+		// The write waits in the client's group, which holds the key's
+		// lock: signal once the group is written (commitGroup).
+		if c.Srv.blocking.waiting.Load() != 0 {
+			c.Client.pipe.ready = append(c.Client.pipe.ready, blockKey{db, string(key)})
+		}
+		return
+	}
+	c.Srv.keyReady(c, db, key)
+}
+
+// keyReady is signalKeyReady; c is the command's context, nil for a signal
+// made after a group was written.
+func (s *Server) keyReady(c *Ctx, db int, key []byte) {
+	r := &s.blocking
 	if r.waiting.Load() == 0 {
 		return
 	}
@@ -314,10 +328,10 @@ func (c *Ctx) signalKeyReady(db int, key []byte) {
 		r.readySet[bk] = true
 		r.ready = append(r.ready, bk)
 	}
-	nested := r.current == c
+	nested := c != nil && r.current == c
 	r.mu.Unlock()
 	if !nested {
-		c.Srv.serveReady()
+		s.serveReady()
 	}
 }
 

@@ -27,8 +27,9 @@ type Client struct {
 	out        *replyCounter // what handlers write to; nil when conn is not a guardConn
 
 	// Touched only by the connection's own goroutine.
-	closeAfterReply bool // CLIENT KILL of itself
-	skipSetNow      bool // this command is CLIENT REPLY SKIP
+	closeAfterReply bool          // CLIENT KILL of itself
+	skipSetNow      bool          // this command is CLIENT REPLY SKIP
+	pipe            pipelineGroup // pipelined commands sharing one write (pipeline.go)
 
 	mu      sync.Mutex
 	name    string

@@ -324,6 +324,9 @@ func infoStats(s *Server, w *infoWriter) {
 	w.int("pubsub_channels", 0)
 	w.int("pubsub_patterns", 0)
 	w.int("total_error_replies", st.errorReplies.Load())
+	// Shale's own: how pipelined commands shared their writes.
+	w.int("pipeline_group_commits", st.groupCommits.Load())
+	w.int("pipeline_grouped_commands", st.groupedCommands.Load())
 }
 
 func infoReplication(_ *Server, w *infoWriter) {

@@ -70,6 +70,10 @@ type serverStats struct {
 	netIn        atomic.Int64 // bytes read from clients
 	netOut       atomic.Int64 // bytes written to clients
 
+	// Pipeline groups (pipeline.go): commits, and the commands they wrote.
+	groupCommits    atomic.Int64
+	groupedCommands atomic.Int64
+
 	commands []*commandStats // every command and subcommand, by name
 
 	errMu  sync.RWMutex
@@ -217,6 +221,8 @@ func (st *serverStats) reset() {
 	st.errorReplies.Store(0)
 	st.netIn.Store(0)
 	st.netOut.Store(0)
+	st.groupCommits.Store(0)
+	st.groupedCommands.Store(0)
 	for _, c := range st.commands {
 		c.reset()
 	}

@@ -16,6 +16,11 @@ const (
 	Admin                      // server administration
 	NoAuth                     // allowed before AUTH (AUTH, HELLO, QUIT)
 	Fast                       // O(1) or O(log N)
+	// Grouped commands may join a pipeline group (pipeline.go): they touch
+	// nothing but the keys their row names, through one lock and one write,
+	// and signal blocked clients only through Ctx.signalKeyReady. Not a
+	// Redis flag: COMMAND INFO does not show it.
+	Grouped
 )
 
 // Command is one row of the command table. Arity and keys follow Redis's
@@ -73,6 +78,7 @@ func allCommands() []Command {
 	} {
 		all = append(all, family...)
 	}
+	markGrouped(all)
 	return all
 }
 

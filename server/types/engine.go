@@ -68,6 +68,21 @@ type DB struct {
 	st  *store.Store
 	n   int
 	idx uint16
+	// grp, when set, is the pipeline group this view of the database runs
+	// in: the caller took the command's key locks through it, and writes
+	// go to its batch (InGroup).
+	grp *store.Group
+}
+
+// InGroup returns a view of d whose commands run in group g: the caller has
+// already added the command's keys to g (store.Group.TryLock), locking
+// them, and the command's writes join g's batch, to be written by
+// g.Commit. Only commands that touch nothing but the keys they lock may run
+// in a group; the server's command table marks them.
+func (d *DB) InGroup(g *store.Group) *DB {
+	v := *d
+	v.grp = g
+	return &v
 }
 
 // Index is the database number.
@@ -78,8 +93,26 @@ func (d *DB) lock(keys ...[]byte) store.Unlock {
 	for i, k := range keys {
 		lk[i] = store.LockKey{DB: d.n, Key: k}
 	}
+	if d.grp != nil {
+		// The group took the locks before the command ran, and releases
+		// them at its commit.
+		if !d.grp.Holds(lk...) {
+			// A command marked for groups locks a key its table row does
+			// not name: a bug, which the invariants build reports. Waiting
+			// for the key while the group holds others could deadlock
+			// against another group, but it is the only way on that is
+			// still correct.
+			if invariants {
+				panic(fmt.Sprintf("types: grouped command locks %q, which its group does not hold", keys))
+			}
+			d.grp.Wait(lk...)
+		}
+		return noUnlock
+	}
 	return d.st.Lock(lk...)
 }
+
+func noUnlock() {}
 
 // keyState is a key's metadata as one command sees it, and what it must undo
 // when it rewrites or removes the key.
@@ -199,8 +232,12 @@ func (ks *keyState) save(b *store.Batch) {
 	ks.onDisk, ks.diskMeta, ks.diskExpire = true, ks.m, ks.m.ExpireMs
 }
 
-// write runs fn with a fresh batch and writes the batch if fn succeeds.
+// write runs fn with a fresh batch and writes the batch if fn succeeds. In
+// a group, fn writes to the group's batch instead, undone if fn fails.
 func (d *DB) write(fn func(b *store.Batch) error) error {
+	if d.grp != nil {
+		return d.grp.Add(fn)
+	}
 	b := d.st.NewBatch()
 	defer b.Release()
 	if err := fn(b); err != nil {
@@ -229,6 +266,13 @@ func (d *DB) iterSub(uid uint64, fn func(sub, val []byte) bool) error {
 // key's lock and has written its batch.
 func (d *DB) checkSize(key []byte) {
 	if !invariants {
+		return
+	}
+	if d.grp != nil {
+		// The batch is not written yet: check once it is.
+		base := d.e.dbs[d.n]
+		key = append([]byte(nil), key...)
+		d.grp.After(func() { base.checkSize(key) })
 		return
 	}
 	ks, err := d.load(key, d.e.now())

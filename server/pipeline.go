@@ -1,0 +1,145 @@
+package server
+
+import (
+	"github.com/tidwall/redcon"
+
+	"github.com/shaledb/shale/server/store"
+	"github.com/shaledb/shale/server/types"
+)
+
+// A pipelined client sends many commands before it reads a reply, and redcon
+// hands the dispatcher every command of a read at once. Run one by one, each
+// write would wait for its own trip through RocksDB's write path. Instead,
+// consecutive commands marked Grouped in the table join the connection's
+// store.Group: they take their key locks without waiting, write into one
+// shared batch, and the group commits (one DB.Write) before anything else
+// runs on the connection and before redcon flushes the replies: at the last
+// command of the read, before a command that cannot join, when a command's
+// keys are busy, and every maxGroupCommands commands.
+//
+// Each reply is exactly what the command would get alone: a command joins
+// only when none of its keys was touched earlier in the group, and the group
+// holds the keys until its commit, so no one else sees them in between. If
+// the commit fails, nothing of the group was written, and every one of its
+// replies is replaced by the error.
+
+// maxGroupCommands bounds a group, and so the time its locks are held and
+// the size of its batch.
+const maxGroupCommands = 256
+
+// pipelineGroup is a connection's open group and what it owes once it
+// commits.
+type pipelineGroup struct {
+	g *store.Group
+	// mark is the length of redcon's reply buffer when the group began:
+	// the group's replies follow it.
+	mark int
+	// wr is redcon's reply buffer of the connection; nil when there is
+	// none (tests), and then there are no groups.
+	wr *redcon.Writer
+	// ready are keys the group's pushes made ready for blocked clients,
+	// signalled once the group is written: serving them takes key locks.
+	ready []blockKey
+}
+
+func (p *pipelineGroup) active() bool { return p.g != nil && p.g.Active() }
+
+// groupDB returns the view of db that cmd must run on to join the
+// connection's group, or nil when it runs alone. Either way, an open group
+// that cmd cannot join is committed first.
+func (s *Server) groupDB(c *Client, conn redcon.Conn, cmd *Command, args [][]byte, db *types.DB) *types.DB {
+	p := &c.pipe
+	if cmd.Flags&Grouped == 0 || p.wr == nil {
+		s.commitGroup(c, conn)
+		return nil
+	}
+	if !p.active() && len(conn.PeekPipeline()) == 0 {
+		return nil // a lone command: no write to share
+	}
+	if p.active() && p.g.Commands() >= maxGroupCommands {
+		s.commitGroup(c, conn)
+	}
+	if p.g == nil {
+		p.g = s.st.NewGroup()
+	}
+	pos := keyPositions(cmd, args)
+	keys := make([]store.LockKey, len(pos))
+	for i, at := range pos {
+		keys[i] = store.LockKey{DB: db.Index(), Key: args[at]}
+	}
+	for try := 0; try < 2; try++ {
+		fresh := !p.g.Active()
+		if p.g.TryLock(keys...) {
+			if fresh {
+				p.mark = len(p.wr.Buffer())
+			}
+			return db.InGroup(p.g)
+		}
+		if fresh {
+			return nil // another client holds a key: wait for it alone
+		}
+		// An earlier command of the group holds a key, or another client
+		// does: write the group, then try again as the first of a new one.
+		s.commitGroup(c, conn)
+	}
+	return nil
+}
+
+// commitGroup writes the connection's open group, if any, and then signals
+// the keys its commands made ready. When the write fails, the replies the
+// group's commands wrote are replaced by the error, one per command.
+func (s *Server) commitGroup(c *Client, conn redcon.Conn) {
+	p := &c.pipe
+	if !p.active() {
+		return
+	}
+	n := p.g.Commands()
+	s.stats.groupCommits.Add(1)
+	s.stats.groupedCommands.Add(int64(n))
+	if err := p.g.Commit(); err != nil {
+		text, _ := errorText(err)
+		s.diskLog.Error().Err(err).Int("commands", n).Msg("pipelined writes refused by the disk")
+		p.wr.SetBuffer(p.wr.Buffer()[:p.mark])
+		for range n {
+			s.replyError(conn, replyError(text))
+		}
+		p.ready = p.ready[:0]
+		return
+	}
+	for _, bk := range p.ready {
+		s.keyReady(nil, bk.db, []byte(bk.key))
+	}
+	clear(p.ready)
+	p.ready = p.ready[:0]
+}
+
+// groupedCommands may join a pipeline group: each touches nothing but the
+// keys its table row names, through one lock and one write, and signals
+// blocked clients only through Ctx.signalKeyReady. Adding a command here
+// needs a row in TestPipelineGroupedCommands, which the invariants build
+// fails if the command locks a key its row does not name.
+var groupedCommands = []string{
+	"get", "set", "setnx", "setex", "psetex", "getset", "getdel", "mget", "mset",
+	"incr", "decr", "incrby", "decrby", "incrbyfloat", "append", "strlen",
+	"hset", "hmset", "hsetnx", "hget", "hmget", "hdel", "hlen", "hexists", "hstrlen", "hincrby", "hincrbyfloat",
+	"lpush", "rpush", "lpushx", "rpushx", "lpop", "rpop", "llen", "lindex",
+	"sadd", "srem", "scard", "sismember", "smismember",
+	"zadd", "zincrby", "zscore", "zmscore", "zcard", "zrem",
+	"del", "unlink", "exists", "type", "expire", "pexpire", "ttl", "pttl", "persist",
+}
+
+// markGrouped sets the Grouped flag on the rows of groupedCommands.
+func markGrouped(all []Command) {
+	for _, name := range groupedCommands {
+		found := false
+		for i := range all {
+			if all[i].Name == name {
+				all[i].Flags |= Grouped
+				found = true
+			}
+		}
+		if !found {
+			panic("server: grouped command " + name + " is not in the table")
+		}
+	}
+}

@@ -1,0 +1,186 @@
+package store
+
+import (
+	"math/bits"
+	"slices"
+)
+
+// Group lets consecutive commands of one client's pipeline share one batch
+// and one DB.Write: with a pipeline of N writes, N-1 trips through RocksDB's
+// write path are saved, which is most of a pipelined write's cost.
+//
+// Isolation comes from the key locks. The group takes each command's stripes
+// before the command runs and keeps them all until Commit, so no other client
+// reads or changes those keys while their writes wait in the batch. The
+// group's commands therefore take effect together, at Commit, and their
+// replies must not leave before it. A command may only join the group when
+// none of its stripes is held already, by another client or by an earlier
+// command of the group, whose writes it could not read back (the batch is not
+// indexed): TryLock says so without waiting, and the caller then commits the
+// group and runs the command on its own. Never waiting while holding stripes
+// is also what keeps groups free of deadlocks.
+//
+// A Group belongs to one connection and is not safe for concurrent use.
+type Group struct {
+	s       *Store
+	b       *Batch
+	world   bool                     // holds the world lock's read side
+	held    [numStripes / 64]uint64 // bit i: stripe i is held
+	stripes []int                    // the held stripes, in the order taken
+	cmds    int                      // commands that joined
+	after   []func()                 // run after a successful write, stripes still held
+}
+
+// NewGroup returns an empty group.
+func (s *Store) NewGroup() *Group { return &Group{s: s} }
+
+// Commands is the number of commands that joined since the last Commit.
+func (g *Group) Commands() int { return g.cmds }
+
+// Active reports whether the group holds locks or writes, so that Commit
+// must run before the connection's replies leave.
+func (g *Group) Active() bool { return g.world }
+
+func (g *Group) has(i int) bool { return g.held[i/64]&(1<<(i%64)) != 0 }
+func (g *Group) set(i int)      { g.held[i/64] |= 1 << (i % 64) }
+func (g *Group) clear(i int)    { g.held[i/64] &^= 1 << (i % 64) }
+
+// TryLock adds a command on keys to the group, taking their stripes without
+// waiting. It reports false, with nothing taken, when a stripe is busy:
+// held by another client, or by an earlier command of the group. It also
+// reports false while FLUSHDB waits for the world lock, which a group must
+// not hold up.
+func (g *Group) TryLock(keys ...LockKey) bool {
+	if !g.world {
+		if !g.s.locks.world.TryRLock() {
+			return false
+		}
+		g.world = true
+		g.b = g.s.NewBatch()
+	}
+	start := len(g.stripes)
+	for _, k := range keys {
+		i := stripeOf(k)
+		if g.has(i) {
+			if slices.Contains(g.stripes[start:], i) {
+				continue // the command names the key twice (MSET k v k w)
+			}
+			g.untake(start)
+			return false
+		}
+		if !g.s.locks.stripes[i].TryLock() {
+			g.untake(start)
+			return false
+		}
+		g.set(i)
+		g.stripes = append(g.stripes, i)
+	}
+	g.cmds++
+	return true
+}
+
+// untake releases the stripes taken since index start of g.stripes, and
+// the world lock too when no command is left in the group.
+func (g *Group) untake(start int) {
+	for _, i := range g.stripes[start:] {
+		g.s.locks.stripes[i].Unlock()
+		g.clear(i)
+	}
+	g.stripes = g.stripes[:start]
+	if g.cmds == 0 {
+		g.release()
+	}
+}
+
+// release drops the batch and the world lock of a group with no stripes.
+func (g *Group) release() {
+	g.b.Release()
+	g.b = nil
+	g.world = false
+	g.s.locks.world.RUnlock()
+}
+
+// Holds reports whether every stripe of keys is held by the group.
+func (g *Group) Holds(keys ...LockKey) bool {
+	for _, k := range keys {
+		if !g.has(stripeOf(k)) {
+			return false
+		}
+	}
+	return true
+}
+
+// Wait takes the stripes of keys that the group lacks, waiting for them.
+// It is for a caller that failed to name a key to TryLock (a bug): waiting
+// while holding other stripes can deadlock against another group.
+func (g *Group) Wait(keys ...LockKey) {
+	for _, k := range keys {
+		if i := stripeOf(k); !g.has(i) {
+			g.s.locks.stripes[i].Lock()
+			g.set(i)
+			g.stripes = append(g.stripes, i)
+		}
+	}
+}
+
+// Add runs fn on the group's batch, for one command. When fn fails, what it
+// wrote is taken out again, so a failed command writes nothing, as on its
+// own.
+func (g *Group) Add(fn func(b *Batch) error) error {
+	b := g.b
+	b.wb.SetSavePoint()
+	var room [4]counterDelta
+	saved := append(room[:0], b.deltas...)
+	resets, reclaims := len(b.resets), len(b.reclaims)
+	if err := fn(b); err != nil {
+		if rerr := b.wb.RollbackToSavePoint(); rerr != nil {
+			// Cannot happen with a save point set; fail loudly if it does.
+			panic("store: group batch rollback: " + rerr.Error())
+		}
+		b.deltas = append(b.deltas[:0], saved...)
+		b.resets, b.reclaims = b.resets[:resets], b.reclaims[:reclaims]
+		return err
+	}
+	_ = b.wb.PopSavePoint()
+	return nil
+}
+
+// After queues fn to run after the group's batch is written, while its
+// stripes are still held (the invariants checks read what was written).
+func (g *Group) After(fn func()) { g.after = append(g.after, fn) }
+
+// Commit writes the group's batch, runs the After functions when the write
+// succeeded, and releases every lock. The group is then empty and reusable.
+// An error means that none of the group's writes took effect.
+func (g *Group) Commit() error {
+	if !g.world {
+		return nil
+	}
+	err := g.s.Write(g.b)
+	if err == nil {
+		for _, fn := range g.after {
+			fn()
+		}
+	}
+	clear(g.after)
+	g.after = g.after[:0]
+	for j := len(g.stripes) - 1; j >= 0; j-- {
+		g.s.locks.stripes[g.stripes[j]].Unlock()
+	}
+	for _, i := range g.stripes {
+		g.clear(i)
+	}
+	g.stripes = g.stripes[:0]
+	g.cmds = 0
+	g.release()
+	return err
+}
+
+// heldCount is the number of stripes held, for tests.
+func (g *Group) heldCount() int {
+	n := 0
+	for _, w := range g.held {
+		n += bits.OnesCount64(w)
+	}
+	return n
+}
