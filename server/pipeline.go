@@ -40,6 +40,23 @@ type pipelineGroup struct {
 	// ready are keys the group's pushes made ready for blocked clients,
 	// signalled once the group is written: serving them takes key locks.
 	ready []blockKey
+	// replies are where each command's reply lies in redcon's buffer, and
+	// whether the command wrote, for a failed commit.
+	replies []groupReply
+}
+
+// groupReply is one grouped command's reply: buf[start:end] of redcon's
+// reply buffer.
+type groupReply struct {
+	start, end int
+	wrote      bool
+}
+
+// joined records where the grouped command that just ran put its reply:
+// from start to the end of the buffer. wrote tells whether its writes are
+// in the batch.
+func (p *pipelineGroup) joined(start int, wrote bool) {
+	p.replies = append(p.replies, groupReply{start, len(p.wr.Buffer()), wrote})
 }
 
 func (p *pipelineGroup) active() bool { return p.g != nil && p.g.Active() }
@@ -49,7 +66,9 @@ func (p *pipelineGroup) active() bool { return p.g != nil && p.g.Active() }
 // that cmd cannot join is committed first.
 func (s *Server) groupDB(c *Client, conn redcon.Conn, cmd *Command, args [][]byte, db *types.DB) *types.DB {
 	p := &c.pipe
-	if cmd.Flags&Grouped == 0 || p.wr == nil {
+	if _, muted := conn.(mutedConn); cmd.Flags&Grouped == 0 || p.wr == nil || muted {
+		// A muted client (CLIENT REPLY OFF) has no replies to rewrite if
+		// the group fails: it runs its commands alone.
 		s.commitGroup(c, conn)
 		return nil
 	}
@@ -86,8 +105,9 @@ func (s *Server) groupDB(c *Client, conn redcon.Conn, cmd *Command, args [][]byt
 }
 
 // commitGroup writes the connection's open group, if any, and then signals
-// the keys its commands made ready. When the write fails, the replies the
-// group's commands wrote are replaced by the error, one per command.
+// the keys its commands made ready. When the write fails, the reply of
+// every command that wrote is replaced by the error; a read keeps its reply,
+// which was true of the state before the group.
 func (s *Server) commitGroup(c *Client, conn redcon.Conn) {
 	p := &c.pipe
 	if !p.active() {
@@ -99,18 +119,40 @@ func (s *Server) commitGroup(c *Client, conn redcon.Conn) {
 	if err := p.g.Commit(); err != nil {
 		text, _ := errorText(err)
 		s.diskLog.Error().Err(err).Int("commands", n).Msg("pipelined writes refused by the disk")
-		p.wr.SetBuffer(p.wr.Buffer()[:p.mark])
-		for range n {
-			s.replyError(conn, replyError(text))
-		}
+		s.rewriteReplies(p, text)
 		p.ready = p.ready[:0]
 		return
 	}
+	p.replies = p.replies[:0]
 	for _, bk := range p.ready {
 		s.keyReady(nil, bk.db, []byte(bk.key))
 	}
 	clear(p.ready)
 	p.ready = p.ready[:0]
+}
+
+// rewriteReplies replaces, in redcon's reply buffer, the reply of each
+// command of the failed group that wrote with the error text.
+func (s *Server) rewriteReplies(p *pipelineGroup, text string) {
+	buf := p.wr.Buffer()
+	out := make([]byte, 0, len(buf))
+	out = append(out, buf[:p.mark]...)
+	end := p.mark
+	for _, r := range p.replies {
+		out = append(out, buf[end:r.start]...) // nothing, unless a reply came between
+		if r.wrote {
+			s.stats.countError(text)
+			out = append(out, '-')
+			out = append(out, sanitize(text)...)
+			out = append(out, '\r', '\n')
+		} else {
+			out = append(out, buf[r.start:r.end]...)
+		}
+		end = r.end
+	}
+	out = append(out, buf[end:]...)
+	p.wr.SetBuffer(out)
+	p.replies = p.replies[:0]
 }
 
 // groupedCommands may join a pipeline group: each touches nothing but the

@@ -347,8 +347,12 @@ func (s *Server) dispatch(c *Client, conn redcon.Conn, args [][]byte) {
 		c.blocked.Store(false)
 	}
 	ctx := &Ctx{Conn: conn, Srv: s, Client: c, DB: c.currentDB()}
-	if grouped := s.groupDB(c, conn, cmd, args, ctx.DB); grouped != nil {
+	grouped := s.groupDB(c, conn, cmd, args, ctx.DB)
+	var replyStart, writesBefore int
+	if grouped != nil {
 		ctx.DB = grouped
+		replyStart, writesBefore = len(c.pipe.wr.Buffer()), c.pipe.g.Writes()
+		defer func() { c.pipe.joined(replyStart, c.pipe.g.Writes() > writesBefore) }()
 	}
 	start := monoNow()
 	err := cmd.Run(ctx, args)

@@ -88,6 +88,25 @@ func TestFaultDiskFull(t *testing.T) {
 		{cmd("EXISTS", fmt.Sprintf("k%d", acked)), int64(0)}, // the refused write is not there
 		{cmd("PING"), "PONG"},
 	})
+	// A pipeline whose writes share one batch (server/pipeline.go): the
+	// writes fail as they do alone, the reads between them still answer.
+	pipe := other.Pipeline()
+	piped := []*redis.Cmd{
+		pipe.Do(ctxT(t), "SET", "p1", "x"),
+		pipe.Do(ctxT(t), "GET", "k0"),
+		pipe.Do(ctxT(t), "EXISTS", "nosuch"),
+		pipe.Do(ctxT(t), "INCR", "p2"),
+		pipe.Do(ctxT(t), "STRLEN", "k1"),
+	}
+	_, _ = pipe.Exec(ctxT(t))
+	for i, want := range []any{errPrefix(misconf), value(0), int64(0), errPrefix(misconf), int64(valueBytes)} {
+		if why := matchReply(want, piped[i].Val(), piped[i].Err()); why != "" {
+			t.Errorf("pipelined %v: %s", piped[i].Args(), why)
+		}
+	}
+	if n := infoFields(other.Info(ctxT(t), "stats").Val())["pipeline_grouped_commands"]; n != "5" {
+		t.Errorf("pipeline_grouped_commands = %q, want the 5 pipelined commands in one group", n)
+	}
 	if !strings.Contains(p.Output(), "write refused by the disk") {
 		t.Errorf("no log line about the refused write:\n%s", p.Output())
 	}

@@ -28,6 +28,7 @@ type Group struct {
 	held    [numStripes / 64]uint64 // bit i: stripe i is held
 	stripes []int                    // the held stripes, in the order taken
 	cmds    int                      // commands that joined
+	writes  int                      // successful Adds
 	after   []func()                 // run after a successful write, stripes still held
 }
 
@@ -142,8 +143,13 @@ func (g *Group) Add(fn func(b *Batch) error) error {
 		return err
 	}
 	_ = b.wb.PopSavePoint()
+	g.writes++
 	return nil
 }
+
+// Writes counts the commands whose writes joined the batch (Add succeeded)
+// since the last Commit.
+func (g *Group) Writes() int { return g.writes }
 
 // After queues fn to run after the group's batch is written, while its
 // stripes are still held (the invariants checks read what was written).
@@ -171,7 +177,7 @@ func (g *Group) Commit() error {
 		g.clear(i)
 	}
 	g.stripes = g.stripes[:0]
-	g.cmds = 0
+	g.cmds, g.writes = 0, 0
 	g.release()
 	return err
 }
