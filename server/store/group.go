@@ -24,12 +24,12 @@ import (
 type Group struct {
 	s       *Store
 	b       *Batch
-	world   bool                     // holds the world lock's read side
+	world   bool                    // holds the world lock's read side
 	held    [numStripes / 64]uint64 // bit i: stripe i is held
-	stripes []int                    // the held stripes, in the order taken
-	cmds    int                      // commands that joined
-	writes  int                      // successful Adds
-	after   []func()                 // run after a successful write, stripes still held
+	stripes []int                   // the held stripes, in the order taken
+	cmds    int                     // commands that joined
+	writes  int                     // successful Adds
+	after   []func()                // run after a successful write, stripes still held
 }
 
 // NewGroup returns an empty group.
