@@ -1,0 +1,77 @@
+package store_test
+
+import (
+	"strconv"
+	"testing"
+
+	"github.com/shaledb/shale/server/store"
+	"github.com/shaledb/shale/server/store/storetest"
+)
+
+// BenchmarkGet reads one metadata record of 100,000, as every command's load
+// does: the floor under a command's cost.
+func BenchmarkGet(b *testing.B) {
+	st := storetest.Open(b, nil)
+	const n = 100_000
+	for i := 0; i < n; i += 1000 {
+		bt := st.NewBatch()
+		for j := i; j < i+1000; j++ {
+			bt.Put(store.CFMeta, []byte("key:"+strconv.Itoa(j)), []byte("value"))
+		}
+		if err := st.Write(bt); err != nil {
+			b.Fatal(err)
+		}
+		bt.Release()
+	}
+	keys := make([][]byte, n)
+	for i := range keys {
+		keys[i] = []byte("key:" + strconv.Itoa((i*7919)%n))
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	i := 0
+	for b.Loop() {
+		if _, ok, err := st.Get(store.CFMeta, keys[i%n]); err != nil || !ok {
+			b.Fatal(ok, err)
+		}
+		i++
+	}
+}
+
+// BenchmarkWritePerCommand and BenchmarkWriteGrouped write the same 16
+// records, as 16 batches or as one: what pipeline groups save.
+func BenchmarkWritePerCommand(b *testing.B) { benchWrites(b, false) }
+func BenchmarkWriteGrouped(b *testing.B)    { benchWrites(b, true) }
+
+func benchWrites(b *testing.B, grouped bool) {
+	st := storetest.Open(b, nil)
+	val := []byte("value")
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if grouped {
+			g := st.NewGroup()
+			for range 16 {
+				key := []byte("key:" + strconv.Itoa(i%100_000))
+				i++
+				if !g.TryLock(store.LockKey{Key: key}) {
+					continue // two keys on one stripe: rare, and not what is measured
+				}
+				_ = g.Add(func(bt *store.Batch) error { bt.Put(store.CFMeta, key, val); return nil })
+			}
+			if err := g.Commit(); err != nil {
+				b.Fatal(err)
+			}
+			continue
+		}
+		for range 16 {
+			bt := st.NewBatch()
+			bt.Put(store.CFMeta, []byte("key:"+strconv.Itoa(i%100_000)), val)
+			i++
+			if err := st.Write(bt); err != nil {
+				b.Fatal(err)
+			}
+			bt.Release()
+		}
+	}
+}
