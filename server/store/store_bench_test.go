@@ -75,3 +75,33 @@ func benchWrites(b *testing.B, grouped bool) {
 		}
 	}
 }
+
+// BenchmarkGetMissing reads keys that are not there, as SET, HSET and SADD
+// of a new key or member do.
+func BenchmarkGetMissing(b *testing.B) {
+	st := storetest.Open(b, nil)
+	const n = 100_000
+	for i := 0; i < n; i += 1000 {
+		bt := st.NewBatch()
+		for j := i; j < i+1000; j++ {
+			bt.Put(store.CFMeta, []byte("key:"+strconv.Itoa(j)), []byte("value"))
+		}
+		if err := st.Write(bt); err != nil {
+			b.Fatal(err)
+		}
+		bt.Release()
+	}
+	keys := make([][]byte, n)
+	for i := range keys {
+		keys[i] = []byte("nokey:" + strconv.Itoa(i))
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	i := 0
+	for b.Loop() {
+		if _, ok, err := st.Get(store.CFMeta, keys[i%n]); err != nil || ok {
+			b.Fatal(ok, err)
+		}
+		i++
+	}
+}
