@@ -110,6 +110,8 @@ func TestBlockingImmediate(t *testing.T) {
 			{cmd("BLPOP", "k", "0.0001"), isNil}, // rounded up to 1ms, not 0 (for ever)
 			{cmd("BLPOP", "k", "1e-10"), isNil},
 			{cmd("BLPOP", "k", "+.01"), isNil},
+			{cmd("BLPOP", "k", "0x0.04"), isNil}, // strtold reads hex: 1/64 s
+			{cmd("BLPOP", "k", "0x"), errText("ERR timeout is not a float or out of range")},
 
 			{cmd("BLPOP", "k", "x"), errText("ERR timeout is not a float or out of range")},
 			{cmd("BLPOP", "k", ""), errText("ERR timeout is not a float or out of range")},
