@@ -243,6 +243,20 @@ func TestBlockingWakers(t *testing.T) {
 			{cmd("MOVE", "k", 0), 1},
 		})
 		expectReply(t, w, []any{"k", "from1"})
+
+		// SORT ... STORE writes a new list and wakes its waiters; an empty
+		// result deletes the destination and wakes no one.
+		w = startBlocking(t, b, c, 1, "BLPOP", "k", 0)
+		run(t, c, []step{
+			{cmd("SORT", "nokey", "STORE", "k"), 0},
+		})
+		expectNoReply(t, w)
+		run(t, c, []step{
+			{cmd("RPUSH", "unsorted", "2", "1"), 2},
+			{cmd("SORT", "unsorted", "STORE", "k"), 2},
+		})
+		expectReply(t, w, []any{"k", "1"})
+		run(t, c, []step{{cmd("LRANGE", "k", 0, -1), []any{"2"}}})
 		waitBlocked(t, c, 0)
 	})
 }
