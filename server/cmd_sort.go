@@ -43,6 +43,9 @@ func sortCommand(c *Ctx, args [][]byte, readOnly bool) error {
 		return err
 	}
 	if o.StoreKey != nil {
+		if stored > 0 {
+			c.signalKeyReady(c.DB.Index(), o.StoreKey) // a new list: Redis wakes its waiters
+		}
 		c.Conn.WriteInt64(stored)
 		return nil
 	}

@@ -349,36 +349,21 @@ func cmdZRevRangeByLex(c *Ctx, args [][]byte) error {
 	return zrangeGeneric(c, args, 1, false, rangeLex, dirReverse)
 }
 
-// ZRANK key member [WITHSCORE]
+// ZRANK key member
 func cmdZRank(c *Ctx, args [][]byte) error { return zrankGeneric(c, args, false) }
 
-// ZREVRANK key member [WITHSCORE]
+// ZREVRANK key member
 func cmdZRevRank(c *Ctx, args [][]byte) error { return zrankGeneric(c, args, true) }
 
-// zrankGeneric serves ZRANK and ZREVRANK with Redis 7.2's WITHSCORE (Redis
-// 7.0 has no options and an arity of 3): the reply is then [rank, score].
+// zrankGeneric serves ZRANK and ZREVRANK as Redis 7.0 does: no options (the
+// WITHSCORE of Redis 7.2 is an arity error), a nil reply for a missing member.
 func zrankGeneric(c *Ctx, args [][]byte, rev bool) error {
-	withScore := false
-	switch {
-	case len(args) > 4:
-		return errWrongArity(lower(args[0]))
-	case len(args) == 4 && !is(args[3], "WITHSCORE"):
-		return errSyntax
-	case len(args) == 4:
-		withScore = true
-	}
-	rank, score, ok, err := c.DB.ZRank(args[1], args[2], rev)
+	rank, _, ok, err := c.DB.ZRank(args[1], args[2], rev)
 	switch {
 	case err != nil:
 		return err
-	case !ok && withScore:
-		writeNullArray(c)
 	case !ok:
 		c.Conn.WriteNull()
-	case withScore:
-		c.Conn.WriteArray(2)
-		c.Conn.WriteInt64(rank)
-		c.writeScore(score)
 	default:
 		c.Conn.WriteInt64(rank)
 	}
@@ -787,8 +772,8 @@ var zsetCommands = []Command{
 	cmd("zrevrangebyscore", -4, ReadOnly, 1, 1, 1, cmdZRevRangeByScore),
 	cmd("zrangebylex", -4, ReadOnly, 1, 1, 1, cmdZRangeByLex),
 	cmd("zrevrangebylex", -4, ReadOnly, 1, 1, 1, cmdZRevRangeByLex),
-	cmd("zrank", -3, ReadOnly|Fast, 1, 1, 1, cmdZRank),
-	cmd("zrevrank", -3, ReadOnly|Fast, 1, 1, 1, cmdZRevRank),
+	cmd("zrank", 3, ReadOnly|Fast, 1, 1, 1, cmdZRank),
+	cmd("zrevrank", 3, ReadOnly|Fast, 1, 1, 1, cmdZRevRank),
 	cmd("zrem", -3, Write|Fast, 1, 1, 1, cmdZRem),
 	cmd("zremrangebyrank", 4, Write, 1, 1, 1, cmdZRemRangeByRank),
 	cmd("zremrangebyscore", 4, Write, 1, 1, 1, cmdZRemRangeByScore),
@@ -826,8 +811,8 @@ var zsetDocs = map[string]cmdDoc{
 	"zrevrangebyscore": {"Return a range of members in a sorted set, by score, with scores ordered from high to low", "2.2.0", "sorted-set", "key max min [WITHSCORES] [LIMIT offset count]"},
 	"zrangebylex":      {"Return a range of members in a sorted set, by lexicographical range", "2.8.9", "sorted-set", "key min max [LIMIT offset count]"},
 	"zrevrangebylex":   {"Return a range of members in a sorted set, by lexicographical range, ordered from higher to lower strings.", "2.8.9", "sorted-set", "key max min [LIMIT offset count]"},
-	"zrank":            {"Determine the index of a member in a sorted set", "2.0.0", "sorted-set", "key member [WITHSCORE]"},
-	"zrevrank":         {"Determine the index of a member in a sorted set, with scores ordered from high to low", "2.0.0", "sorted-set", "key member [WITHSCORE]"},
+	"zrank":            {"Determine the index of a member in a sorted set", "2.0.0", "sorted-set", "key member"},
+	"zrevrank":         {"Determine the index of a member in a sorted set, with scores ordered from high to low", "2.0.0", "sorted-set", "key member"},
 	"zrem":             {"Remove one or more members from a sorted set", "1.2.0", "sorted-set", "key member [member ...]"},
 	"zremrangebyrank":  {"Remove all members in a sorted set within the given indexes", "2.0.0", "sorted-set", "key start stop"},
 	"zremrangebyscore": {"Remove all members in a sorted set within the given scores", "1.2.0", "sorted-set", "key min max"},

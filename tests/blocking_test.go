@@ -110,6 +110,8 @@ func TestBlockingImmediate(t *testing.T) {
 			{cmd("BLPOP", "k", "0.0001"), isNil}, // rounded up to 1ms, not 0 (for ever)
 			{cmd("BLPOP", "k", "1e-10"), isNil},
 			{cmd("BLPOP", "k", "+.01"), isNil},
+			{cmd("BLPOP", "k", "0x0.04"), isNil}, // strtold reads hex: 1/64 s
+			{cmd("BLPOP", "k", "0x"), errText("ERR timeout is not a float or out of range")},
 
 			{cmd("BLPOP", "k", "x"), errText("ERR timeout is not a float or out of range")},
 			{cmd("BLPOP", "k", ""), errText("ERR timeout is not a float or out of range")},
@@ -241,6 +243,20 @@ func TestBlockingWakers(t *testing.T) {
 			{cmd("MOVE", "k", 0), 1},
 		})
 		expectReply(t, w, []any{"k", "from1"})
+
+		// SORT ... STORE writes a new list and wakes its waiters; an empty
+		// result deletes the destination and wakes no one.
+		w = startBlocking(t, b, c, 1, "BLPOP", "k", 0)
+		run(t, c, []step{
+			{cmd("SORT", "nokey", "STORE", "k"), 0},
+		})
+		expectNoReply(t, w)
+		run(t, c, []step{
+			{cmd("RPUSH", "unsorted", "2", "1"), 2},
+			{cmd("SORT", "unsorted", "STORE", "k"), 2},
+		})
+		expectReply(t, w, []any{"k", "1"})
+		run(t, c, []step{{cmd("LRANGE", "k", 0, -1), []any{"2"}}})
 		waitBlocked(t, c, 0)
 	})
 }

@@ -117,6 +117,7 @@ func TestHashIncr(t *testing.T) {
 			{cmd("HINCRBYFLOAT", "h", "s", "1"), errText("ERR hash value is not a float")},
 			{cmd("HINCRBYFLOAT", "h", "fl", "abc"), errText("ERR value is not a valid float")},
 			{cmd("HINCRBYFLOAT", "h", "fl", "nan"), errText("ERR value is not a valid float")},
+			{cmd("HINCRBYFLOAT", "h", "hx", "0x10"), "16"}, // strtold reads hex
 			// Unlike INCRBYFLOAT, HINCRBYFLOAT rejects the increment itself.
 			{cmd("HINCRBYFLOAT", "h", "fl", "inf"), errText("ERR value is NaN or Infinity")},
 			{cmd("HINCRBYFLOAT", "h", "fl", "-inf"), errText("ERR value is NaN or Infinity")},

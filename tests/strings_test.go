@@ -447,6 +447,10 @@ func TestStringsIncrByFloat(t *testing.T) {
 			{cmd("EXISTS", "l"), 0},
 			{cmd("SET", "s", "abc"), ok},
 			{cmd("INCRBYFLOAT", "s", "1"), errText("ERR value is not a valid float")},
+			// strtold reads hex floats, a binary exponent or not.
+			{cmd("SET", "hx", "0x10"), ok},
+			{cmd("INCRBYFLOAT", "hx", "0x.8"), "16.5"},
+			{cmd("INCRBYFLOAT", "hx", "0x"), errText("ERR value is not a valid float")},
 			{cmd("INCRBYFLOAT", "f", "inf"), errText("ERR increment would produce NaN or Infinity")},
 			{cmd("INCRBYFLOAT", "f", "-inf"), errText("ERR increment would produce NaN or Infinity")},
 			{cmd("GET", "f"), "5005.75"},

@@ -43,7 +43,7 @@ func ParseFloat(b []byte) (float64, bool) {
 	if len(b) == 0 || b[0] == ' ' || b[len(b)-1] == ' ' || bytes.IndexByte(b, '_') >= 0 {
 		return 0, false
 	}
-	f, err := strconv.ParseFloat(string(b), 64)
+	f, err := strconv.ParseFloat(cFloatText(b), 64)
 	if err != nil {
 		if ne, ok := err.(*strconv.NumError); !ok || ne.Err != strconv.ErrRange {
 			return 0, false
@@ -53,6 +53,18 @@ func ParseFloat(b []byte) (float64, bool) {
 		return 0, false
 	}
 	return f, true
+}
+
+// cFloatText returns b for Go's float parsers, with "p0" added to a hex
+// float that has no binary exponent: strtold reads "0x10" as 16, but Go
+// insists on the exponent.
+func cFloatText(b []byte) string {
+	s := string(b)
+	t := strings.TrimLeft(s, "+-")
+	if len(s)-len(t) <= 1 && len(t) > 2 && t[0] == '0' && t[1]|0x20 == 'x' && !strings.ContainsAny(t, "pP") {
+		return s + "p0"
+	}
+	return s
 }
 
 // addInt64 returns a+b, or false when it overflows.
@@ -87,7 +99,7 @@ func ParseLongDouble(b []byte) (*big.Float, bool) {
 	if math.IsInf(f64, 0) && (strings.EqualFold(s, "inf") || strings.EqualFold(s, "infinity")) {
 		return new(big.Float).SetInf(f64 < 0), true
 	}
-	f, _, err := big.ParseFloat(string(b), 0, longDoublePrec, big.ToNearestEven)
+	f, _, err := big.ParseFloat(cFloatText(b), 0, longDoublePrec, big.ToNearestEven)
 	if err != nil {
 		return nil, false
 	}

@@ -41,6 +41,7 @@ func TestLongDouble(t *testing.T) {
 		{"small", "", []string{"1.5e-5"}, "0.000015"},
 		{"negative zero", "", []string{"-0"}, "0"},
 		{"beyond double range", "", []string{"1e400", "-1e400"}, "0"},
+		{"hex without exponent", "", []string{"0x10", "-0X.8", "0x1p1"}, "17.5"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -68,7 +69,7 @@ func TestLongDouble(t *testing.T) {
 	if _, err := addLongDouble(huge, huge); err != ErrNaNOrInfinity {
 		t.Fatalf("overflow: %v", err)
 	}
-	for _, bad := range []string{"", " 1", "nan", "abc", "1_0"} {
+	for _, bad := range []string{"", " 1", "nan", "abc", "1_0", "0x", "0x1p", "+-0x1", "0xg"} {
 		if _, ok := ParseLongDouble([]byte(bad)); ok {
 			t.Errorf("ParseLongDouble(%q) accepted", bad)
 		}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"math"
 	"slices"
-	"strconv"
 
 	"github.com/shaledb/shale/metadata"
 	"github.com/shaledb/shale/server/store"
@@ -224,16 +223,13 @@ func (d *DB) sortScores(elems []sortElem, by []byte, alpha bool, now int64) erro
 	return nil
 }
 
-// parseSortScore parses as strtod with Redis's checks: leading blanks are
-// skipped, nothing may follow the number, and overflow and NaN are refused.
-// An empty string is 0.
+// parseSortScore parses as Redis's sortCommand does, with strtod: leading
+// blanks are skipped, hex floats and "inf" are numbers, nothing but a NUL
+// may follow the number, and ERANGE (overflow or underflow) and NaN are
+// refused. An empty string is 0.
 func parseSortScore(b []byte) (float64, bool) {
-	s := string(bytes.TrimLeft(b, " \t\n\v\f\r"))
-	if s == "" {
-		return 0, true
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(f) || bytes.IndexByte(b, '_') >= 0 {
+	f, n, rangeErr := strtod(string(b))
+	if (n < len(b) && b[n] != 0) || rangeErr || math.IsNaN(f) {
 		return 0, false
 	}
 	return f, true

@@ -61,6 +61,7 @@ func TestParseSortScore(t *testing.T) {
 	}{
 		{"", 0, true}, {"  2.5", 2.5, true}, {"1e3", 1000, true}, {"-inf", math.Inf(-1), true},
 		{"2.5 ", 0, false}, {"nan", 0, false}, {"abc", 0, false}, {"1e400", 0, false}, {"1_0", 0, false},
+		{"0x10", 16, true}, {"1\x00x", 1, true}, {"1e-400", 0, false}, {"   ", 0, false}, {"infinity", math.Inf(1), true},
 	}
 	for _, tt := range tests {
 		got, ok := parseSortScore([]byte(tt.in))
