@@ -1,0 +1,439 @@
+package tests
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// modelConfig lets the model test use DEBUG, and makes the reclaimer see
+// the model's small collections (modelReclaimMin) and act on them soon,
+// so that its targeted compactions race with the model's commands.
+var modelConfig = debugConfig + fmt.Sprintf("[compaction]\nreclaim_min_elements = %d\nreclaim_delay = \"20ms\"\nreclaim_max_per_second = 100\n", modelReclaimMin)
+
+const (
+	// modelDefaultOps is the length of the run in `make test`; `make soak`
+	// sets SHALE_MODEL_OPS.
+	modelDefaultOps = 20000
+	// modelRestartEvery is the mean number of steps between two restarts
+	// (half of them SIGKILL): a restart of the real binary costs about as
+	// much as a few hundred steps.
+	modelRestartEvery = 500
+	// modelShrinkBudget bounds the time spent looking for a shorter failing
+	// sequence after a failure.
+	modelShrinkBudget = 2 * time.Minute
+)
+
+// TestModel runs a seeded random sequence of SHALE_MODEL_OPS operations
+// (default modelDefaultOps) over strings, hashes, lists, sets and sorted
+// sets in two dbs, mixed with DEL, UNLINK, TTLs, RENAME, MOVE, COPY,
+// FLUSHDB, compactions of every kind and clean and SIGKILL restarts. After
+// every step it compares every key (type, TTL or not, full content and
+// size), DBSIZE per db, and the record counts of the column families with
+// the model in model_test.go. SHALE_MODEL_SEED replays a seed. On a failure
+// it reruns the failing prefix on a fresh server and shrinks it, and
+// reports the seed and the shortest failing sequence it found.
+func TestModel(t *testing.T) {
+	t.Parallel()
+	seed := uint64(time.Now().UnixNano())
+	if s := os.Getenv("SHALE_MODEL_SEED"); s != "" {
+		var err error
+		if seed, err = strconv.ParseUint(s, 10, 64); err != nil {
+			t.Fatalf("SHALE_MODEL_SEED=%q: %v", s, err)
+		}
+	}
+	steps := modelDefaultOps
+	if s := os.Getenv("SHALE_MODEL_OPS"); s != "" {
+		var err error
+		if steps, err = strconv.Atoi(s); err != nil || steps < 1 {
+			t.Fatalf("SHALE_MODEL_OPS=%q: want a positive count", s)
+		}
+	}
+	t.Logf("model: seed %d (SHALE_MODEL_SEED=%d replays it), %d operations", seed, seed, steps)
+
+	gen := newOpGen(seed, modelRestartEvery)
+	start := time.Now()
+	res := runModel(t, steps, gen.next)
+	t.Logf("model: seed %d: %d operations (%d commands, %d restarts) in %v",
+		seed, res.steps, res.commands, res.restarts, time.Since(start).Round(time.Millisecond))
+	if res.err == nil {
+		return
+	}
+	t.Errorf("model: seed %d: step %d failed: %v", seed, res.failed, res.err)
+	shortest := shrinkModel(t, seed, res.failed)
+	var b strings.Builder
+	for i, op := range shortest {
+		fmt.Fprintf(&b, "\n  %4d  %v", i, op)
+	}
+	t.Errorf("model: seed %d: shortest failing sequence found, %d ops (of the first %d):%s",
+		seed, len(shortest), res.failed+1, b.String())
+}
+
+// modelResult is the outcome of one model run.
+type modelResult struct {
+	steps, commands, restarts int
+	failed                    int   // the index of the failing step
+	err                       error // nil when every step passed
+}
+
+// runModel starts a fresh server and runs n ops from next on it, checking
+// the whole state after each one. It stops at the first failure.
+func runModel(t *testing.T, n int, next func() modelOp) modelResult {
+	r := &modelRunner{t: t, m: newModel()}
+	r.start("")
+	defer r.stop(false)
+	for i := range n {
+		op := next()
+		if err := r.step(op); err != nil {
+			return modelResult{steps: i + 1, commands: r.commands, restarts: r.restarts, failed: i,
+				err: fmt.Errorf("%v: %w", op, err)}
+		}
+	}
+	return modelResult{steps: n, commands: r.commands, restarts: r.restarts, failed: -1}
+}
+
+// shrinkModel looks for a short sequence of ops that still fails. It
+// reruns the first failed+1 ops of the seed on a fresh server (the checks
+// run after every step, so a deterministic failure fails at the same
+// step), then drops ever smaller chunks of ops while the rest still fails,
+// for at most modelShrinkBudget. It returns the shortest failing sequence
+// it saw, or the original prefix if no rerun failed (a timing-dependent
+// bug: the log says so).
+func shrinkModel(t *testing.T, seed uint64, failed int) []modelOp {
+	gen := newOpGen(seed, modelRestartEvery)
+	ops := make([]modelOp, failed+1)
+	for i := range ops {
+		ops[i] = gen.next()
+	}
+	// fails reruns a candidate and returns the prefix of it that fails.
+	fails := func(cand []modelOp) ([]modelOp, bool) {
+		i := 0
+		res := runModel(t, len(cand), func() modelOp { i++; return cand[i-1] })
+		if res.err == nil {
+			return nil, false
+		}
+		return cand[:res.failed+1], true
+	}
+	shortest, ok := fails(ops)
+	if !ok {
+		t.Logf("model: seed %d: the first %d ops pass on a fresh server: the failure depends on timing", seed, len(ops))
+		return ops
+	}
+	t.Logf("model: seed %d: the failure reproduces after %d ops; shrinking for up to %v", seed, len(shortest), modelShrinkBudget)
+	deadline := time.Now().Add(modelShrinkBudget)
+	for chunk := len(shortest) / 2; chunk >= 1 && time.Now().Before(deadline); chunk /= 2 {
+		// Keep the last op: it is the one whose check fails.
+		for at := 0; at+chunk < len(shortest) && time.Now().Before(deadline); {
+			cand := slices.Concat(shortest[:at], shortest[at+chunk:])
+			if got, ok := fails(cand); ok {
+				shortest = got
+				continue // try the same position again
+			}
+			at += chunk
+		}
+	}
+	return shortest
+}
+
+// modelRunner executes model ops against one server and checks it.
+type modelRunner struct {
+	t        *testing.T
+	m        *model
+	p        *serverProc
+	cl       *redis.Client
+	conn     *redis.Conn    // one connection, so SELECT sticks
+	bg       sync.WaitGroup // the background compaction
+	bgBusy   atomic.Bool
+	commands int // commands sent, checks included
+	restarts int
+}
+
+func (r *modelRunner) start(dir string) {
+	r.p = startShale(r.t, shaleOpts{Config: modelConfig, Dir: dir})
+	r.cl = newClient(r.p.Addr, "")
+	r.conn = r.cl.Conn()
+}
+
+// stop ends the server with SIGTERM or SIGKILL, and waits for the
+// background compaction, which fails with the connection.
+func (r *modelRunner) stop(kill bool) {
+	r.conn.Close()
+	r.cl.Close()
+	if kill {
+		r.p.Kill()
+	} else {
+		r.p.Stop()
+	}
+	r.bg.Wait()
+}
+
+func (r *modelRunner) restart(kill bool) {
+	r.stop(kill)
+	r.start(r.p.Dir)
+	r.restarts++
+}
+
+// compactInBackground runs COMPACT on a connection of its own, so that the
+// next steps' writes race with it. It skips when one is still running.
+func (r *modelRunner) compactInBackground() {
+	if !r.bgBusy.CompareAndSwap(false, true) {
+		return
+	}
+	r.bg.Add(1)
+	cl := newClient(r.p.Addr, "")
+	go func() {
+		defer r.bg.Done()
+		defer r.bgBusy.Store(false)
+		defer cl.Close()
+		// An error is a restart under way; the checks see anything worse.
+		_ = cl.Do(context.Background(), "COMPACT").Err()
+	}()
+}
+
+// step runs one op, then checks the whole state.
+func (r *modelRunner) step(op modelOp) error {
+	want := r.m.apply(op)
+	ctx, cancel := context.WithTimeout(context.Background(), stepTimeout)
+	defer cancel()
+	var args []any
+	switch op.kind {
+	case opRestart, opKill:
+		r.restart(op.kind == opKill)
+	case opCompactBG:
+		r.compactInBackground()
+	case opCompact:
+		args = []any{"COMPACT"}
+	case opCompactCF:
+		args = []any{"DEBUG", "COMPACT-CF", op.args[0]}
+	case opReclaim:
+		args = []any{"DEBUG", "RECLAIM"}
+	case opCmd, opTinyExpire:
+		args = strsToAny(op.args)
+	}
+	if op.kind == opTinyExpire {
+		if err := r.tinyExpire(ctx, op, want); err != nil {
+			return err
+		}
+		args = nil
+	}
+	return r.execAndCheck(ctx, op.db, args, want)
+}
+
+// tinyExpire runs PEXPIRE key 1 and waits until active expiry has removed
+// the key, DBSIZE included: only then are its orphans dead to the filters
+// (which spare a key for compaction.ExpiryGraceMs after its expiry until
+// it is removed), and the model exact again.
+func (r *modelRunner) tinyExpire(ctx context.Context, op modelOp, want any) error {
+	var reply *redis.Cmd
+	if _, err := r.conn.Pipelined(ctx, func(p redis.Pipeliner) error {
+		p.Select(ctx, op.db)
+		reply = p.Do(ctx, strsToAny(op.args)...)
+		return nil
+	}); err != nil && !errors.Is(err, redis.Nil) && reply == nil {
+		return err
+	}
+	r.commands += 2
+	if why := matchReply(want, reply.Val(), reply.Err()); why != "" {
+		return fmt.Errorf("reply %s, want %s: %s", fmtReply(reply.Val(), reply.Err()), fmtVal(want), why)
+	}
+	wantSize := int64(len(r.m.dbs[op.db]))
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var size, exists *redis.IntCmd
+		_, err := r.conn.Pipelined(ctx, func(p redis.Pipeliner) error {
+			p.Select(ctx, op.db)
+			size = p.DBSize(ctx)
+			exists = p.Exists(ctx, op.args[1])
+			return nil
+		})
+		r.commands += 3
+		if err != nil {
+			return err
+		}
+		if size.Val() == wantSize && exists.Val() == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("key not removed by active expiry after 10s: DBSIZE %d (want %d), EXISTS %d",
+				size.Val(), wantSize, exists.Val())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// probe is one read of the check and what it must return.
+type probe struct {
+	db   int // -1 for a server-wide command
+	args []any
+	cmd  *redis.Cmd
+	want any
+}
+
+// The checks build their expectations after every step, so these matchers
+// do no formatting until a failure asks for their String.
+
+// hashIs matches HGETALL's reply with the map.
+type hashIs map[string]string
+
+func (h hashIs) match(got any) string {
+	g, err := toMap(got)
+	if err != nil {
+		return err.Error()
+	}
+	return mapDiff(g, h)
+}
+func (h hashIs) String() string { return fmt.Sprintf("<pairs %v>", map[string]string(h)) }
+
+// setIs matches SMEMBERS's reply with the set.
+type setIs map[string]bool
+
+func (s setIs) match(got any) string {
+	g, isArr := got.([]any)
+	if !isArr || len(g) != len(s) {
+		return "want an array of the members"
+	}
+	seen := make(map[string]bool, len(g))
+	for _, e := range g {
+		m, isStr := e.(string)
+		if !isStr || !s[m] || seen[m] {
+			return fmt.Sprintf("unexpected or repeated member %v", e)
+		}
+		seen[m] = true
+	}
+	return ""
+}
+func (s setIs) String() string { return fmt.Sprintf("<members %v>", slices.Sorted(maps.Keys(s))) }
+
+// scoresAre matches ZMSCORE's reply, or with withMembers ZRANGE WITHSCORES's.
+type scoresAre struct {
+	members     []string
+	scores      []float64
+	withMembers bool
+}
+
+func (z scoresAre) match(got any) string {
+	g, isArr := got.([]any)
+	per := 1
+	if z.withMembers {
+		per = 2
+	}
+	if !isArr || len(g) != per*len(z.members) {
+		return "array length differs"
+	}
+	for i, m := range z.members {
+		if z.withMembers && g[2*i] != m {
+			return fmt.Sprintf("member %d is %v, want %q", i, g[2*i], m)
+		}
+		s, isStr := g[per*i+per-1].(string)
+		if f, err := strconv.ParseFloat(s, 64); !isStr || err != nil || f != z.scores[i] {
+			return fmt.Sprintf("score %d is %v, want %v", i, g[per*i+per-1], z.scores[i])
+		}
+	}
+	return ""
+}
+func (z scoresAre) String() string { return fmt.Sprintf("<members %q, scores %v>", z.members, z.scores) }
+
+// countIn matches an integer in [lo, hi].
+type countIn struct{ lo, hi int64 }
+
+func (c countIn) match(got any) string {
+	if n, isInt := got.(int64); !isInt || n < c.lo || n > c.hi {
+		return "want an integer in range"
+	}
+	return ""
+}
+func (c countIn) String() string { return fmt.Sprintf("<integer in [%d, %d]>", c.lo, c.hi) }
+
+// hasTTL matches PTTL's reply for a key with a TTL that has not run out.
+var hasTTL = countIn{1, 1 << 62}
+
+// execAndCheck sends, in one pipeline, the op's command (if any) in db and
+// then the reads of the whole state, and compares every reply.
+func (r *modelRunner) execAndCheck(ctx context.Context, db int, args []any, want any) error {
+	var probes []probe
+	pipe := r.conn.Pipeline()
+	add := func(db int, want any, args ...any) {
+		probes = append(probes, probe{db, args, pipe.Do(ctx, args...), want})
+	}
+	if args != nil {
+		pipe.Select(ctx, db)
+		add(db, want, args...)
+	}
+	for db, keys := range r.m.dbs {
+		pipe.Select(ctx, db)
+		add(db, int64(len(keys)), "DBSIZE")
+		for _, k := range modelNames {
+			v := keys[k]
+			if v == nil {
+				add(db, "none", "TYPE", k)
+				continue
+			}
+			add(db, v.typ, "TYPE", k)
+			if v.ttl {
+				add(db, hasTTL, "PTTL", k)
+			} else {
+				add(db, int64(-1), "PTTL", k)
+			}
+			switch v.typ {
+			case "string":
+				add(db, v.str, "GET", k)
+			case "hash":
+				add(db, hashIs(v.hash), "HGETALL", k)
+				add(db, int64(len(v.hash)), "HLEN", k)
+			case "list":
+				add(db, slices.Clone(v.list), "LRANGE", k, 0, -1)
+				add(db, int64(len(v.list)), "LLEN", k)
+			case "set":
+				add(db, setIs(v.set), "SMEMBERS", k)
+				add(db, int64(len(v.set)), "SCARD", k)
+			case "zset":
+				members := slices.SortedFunc(maps.Keys(v.zset), func(a, b string) int {
+					return cmp.Or(cmp.Compare(v.zset[a], v.zset[b]), strings.Compare(a, b))
+				})
+				scores := make([]float64, len(members))
+				for i, mem := range members {
+					scores[i] = v.zset[mem]
+				}
+				// ZRANGE reads the score CF, ZMSCORE the subkey CF.
+				add(db, scoresAre{members, scores, true}, "ZRANGE", k, 0, -1, "WITHSCORES")
+				add(db, scoresAre{members, scores, false}, append([]any{"ZMSCORE", k}, strsToAny(members)...)...)
+				add(db, int64(len(v.zset)), "ZCARD", k)
+			}
+		}
+	}
+	bounds := r.m.bounds()
+	for _, cf := range slices.Sorted(maps.Keys(bounds)) {
+		b := bounds[cf]
+		add(-1, countIn{int64(b.lo), int64(b.hi)}, "DEBUG", "CF-RECORDS", cf)
+	}
+	_, err := pipe.Exec(ctx)
+	r.commands += len(probes) + modelDBs + 1
+	if err != nil && !errors.Is(err, redis.Nil) && !isReplyError(err) {
+		return fmt.Errorf("pipeline: %w", err)
+	}
+	for _, p := range probes {
+		if why := matchReply(p.want, p.cmd.Val(), p.cmd.Err()); why != "" {
+			return fmt.Errorf("db%d: %s: got %s, want %s: %s", p.db, fmtArgs(p.args), fmtReply(p.cmd.Val(), p.cmd.Err()), fmtVal(p.want), why)
+		}
+	}
+	return nil
+}
+
+// isReplyError reports whether err is an error reply from the server (which
+// a probe expects or reports), as opposed to a broken connection.
+func isReplyError(err error) bool {
+	var re redis.Error
+	return errors.As(err, &re) && !strings.HasPrefix(err.Error(), "redis: ")
+}
