@@ -66,8 +66,8 @@ func TestModel(t *testing.T) {
 	gen := newOpGen(seed, modelRestartEvery)
 	start := time.Now()
 	res := runModel(t, steps, gen.next)
-	t.Logf("model: seed %d: %d operations (%d commands, %d restarts) in %v",
-		seed, res.steps, res.commands, res.restarts, time.Since(start).Round(time.Millisecond))
+	t.Logf("model: seed %d: %d operations (%d commands, %d restarts) in %v, %v of it in restarts and waits for expiry",
+		seed, res.steps, res.commands, res.restarts, time.Since(start).Round(time.Millisecond), res.waited.Round(time.Millisecond))
 	if res.err == nil {
 		return
 	}
@@ -84,9 +84,16 @@ func TestModel(t *testing.T) {
 // modelResult is the outcome of one model run.
 type modelResult struct {
 	steps, commands, restarts int
-	failed                    int   // the index of the failing step
-	err                       error // nil when every step passed
+	waited                    time.Duration // in restarts and waits for expiry
+	failed                    int           // the index of the failing step
+	err                       error         // nil when every step passed
 }
+
+// modelBatch is how many steps share one pipeline. Each step's command is
+// followed in the pipeline by the reads that check the state it leaves, so
+// every step is still checked on its own; batching only saves round trips,
+// which on a loaded machine cost more than the commands.
+const modelBatch = 16
 
 // runModel starts a fresh server and runs n ops from next on it, checking
 // the whole state after each one. It stops at the first failure.
@@ -94,14 +101,35 @@ func runModel(t *testing.T, n int, next func() modelOp) modelResult {
 	r := &modelRunner{t: t, m: newModel()}
 	r.start("")
 	defer r.stop(false)
+	result := func(steps, failed int, err error) modelResult {
+		return modelResult{steps: steps, commands: r.commands, restarts: r.restarts, waited: r.waited, failed: failed, err: err}
+	}
 	for i := range n {
 		op := next()
-		if err := r.step(op); err != nil {
-			return modelResult{steps: i + 1, commands: r.commands, restarts: r.restarts, failed: i,
-				err: fmt.Errorf("%v: %w", op, err)}
+		switch op.kind {
+		case opCmd, opCompact, opCompactCF, opReclaim:
+			r.enqueue(i, op)
+			if len(r.pending) < modelBatch {
+				continue
+			}
+		}
+		if failed, err := r.flush(); err != nil {
+			return result(failed+1, failed, err)
+		}
+		if op.kind == opCmd || op.kind == opCompact || op.kind == opCompactCF || op.kind == opReclaim {
+			continue // sent with the batch
+		}
+		if err := r.special(i, op); err != nil {
+			return result(i+1, i, fmt.Errorf("%v: %w", op, err))
+		}
+		if failed, err := r.flush(); err != nil {
+			return result(failed+1, failed, err)
 		}
 	}
-	return modelResult{steps: n, commands: r.commands, restarts: r.restarts, failed: -1}
+	if failed, err := r.flush(); err != nil {
+		return result(failed+1, failed, err)
+	}
+	return result(n, -1, nil)
 }
 
 // shrinkModel looks for a short sequence of ops that still fails. It
@@ -156,14 +184,18 @@ type modelRunner struct {
 	conn     *redis.Conn    // one connection, so SELECT sticks
 	bg       sync.WaitGroup // the background compaction
 	bgBusy   atomic.Bool
+	pipe     redis.Pipeliner // the steps not sent yet
+	pending  []pendingStep
 	commands int // commands sent, checks included
 	restarts int
+	waited   time.Duration // in restarts and waits for active expiry
 }
 
 func (r *modelRunner) start(dir string) {
 	r.p = startShale(r.t, shaleOpts{Config: modelConfig, Dir: dir})
 	r.cl = newClient(r.p.Addr, "")
 	r.conn = r.cl.Conn()
+	r.pipe = r.conn.Pipeline()
 }
 
 // stop ends the server with SIGTERM or SIGKILL, and waits for the
@@ -180,6 +212,7 @@ func (r *modelRunner) stop(kill bool) {
 }
 
 func (r *modelRunner) restart(kill bool) {
+	defer func(start time.Time) { r.waited += time.Since(start) }(time.Now())
 	r.stop(kill)
 	r.start(r.p.Dir)
 	r.restarts++
@@ -202,33 +235,76 @@ func (r *modelRunner) compactInBackground() {
 	}()
 }
 
-// step runs one op, then checks the whole state.
-func (r *modelRunner) step(op modelOp) error {
+// pendingStep is a step sent in the current pipeline, with its checks.
+type pendingStep struct {
+	index  int
+	op     modelOp
+	probes []probe
+}
+
+// enqueue applies op to the model and adds its command (if any) and the
+// check of the state it leaves to the pipeline.
+func (r *modelRunner) enqueue(index int, op modelOp) {
 	want := r.m.apply(op)
-	ctx, cancel := context.WithTimeout(context.Background(), stepTimeout)
-	defer cancel()
 	var args []any
 	switch op.kind {
-	case opRestart, opKill:
-		r.restart(op.kind == opKill)
-	case opCompactBG:
-		r.compactInBackground()
 	case opCompact:
 		args = []any{"COMPACT"}
 	case opCompactCF:
 		args = []any{"DEBUG", "COMPACT-CF", op.args[0]}
 	case opReclaim:
 		args = []any{"DEBUG", "RECLAIM"}
-	case opCmd, opTinyExpire:
+	case opCmd:
 		args = strsToAny(op.args)
 	}
-	if op.kind == opTinyExpire {
+	r.pending = append(r.pending, pendingStep{index, op, r.addCheck(op.db, args, want)})
+}
+
+// flush sends the pipeline and compares every reply. On a mismatch it
+// returns the index of the step whose command or check failed.
+func (r *modelRunner) flush() (failed int, err error) {
+	if len(r.pending) == 0 {
+		return -1, nil
+	}
+	steps := r.pending
+	r.pending = nil
+	ctx, cancel := context.WithTimeout(context.Background(), stepTimeout)
+	defer cancel()
+	_, err = r.pipe.Exec(ctx)
+	if err != nil && !errors.Is(err, redis.Nil) && !isReplyError(err) {
+		return steps[0].index, fmt.Errorf("steps %d to %d: pipeline: %w", steps[0].index, steps[len(steps)-1].index, err)
+	}
+	for _, s := range steps {
+		r.commands += len(s.probes) + modelDBs + 1 // and the SELECTs
+		for _, p := range s.probes {
+			if why := matchReply(p.want, p.cmd.Val(), p.cmd.Err()); why != "" {
+				return s.index, fmt.Errorf("%v: db%d: %s: got %s, want %s: %s", s.op, p.db, fmtArgs(p.args),
+					fmtReply(p.cmd.Val(), p.cmd.Err()), fmtVal(p.want), why)
+			}
+		}
+	}
+	return -1, nil
+}
+
+// special runs an op that cannot share a pipeline: a restart, the start of
+// a background compaction, or a tiny TTL and the wait for its expiry. It
+// then queues the check of the state it leaves.
+func (r *modelRunner) special(index int, op modelOp) error {
+	want := r.m.apply(op)
+	switch op.kind {
+	case opRestart, opKill:
+		r.restart(op.kind == opKill)
+	case opCompactBG:
+		r.compactInBackground()
+	case opTinyExpire:
+		ctx, cancel := context.WithTimeout(context.Background(), stepTimeout)
+		defer cancel()
 		if err := r.tinyExpire(ctx, op, want); err != nil {
 			return err
 		}
-		args = nil
 	}
-	return r.execAndCheck(ctx, op.db, args, want)
+	r.pending = append(r.pending, pendingStep{index, op, r.addCheck(op.db, nil, want)})
+	return nil
 }
 
 // tinyExpire runs PEXPIRE key 1 and waits until active expiry has removed
@@ -248,6 +324,7 @@ func (r *modelRunner) tinyExpire(ctx context.Context, op modelOp, want any) erro
 	if why := matchReply(want, reply.Val(), reply.Err()); why != "" {
 		return fmt.Errorf("reply %s, want %s: %s", fmtReply(reply.Val(), reply.Err()), fmtVal(want), why)
 	}
+	defer func(start time.Time) { r.waited += time.Since(start) }(time.Now())
 	wantSize := int64(len(r.m.dbs[op.db]))
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -343,7 +420,9 @@ func (z scoresAre) match(got any) string {
 	}
 	return ""
 }
-func (z scoresAre) String() string { return fmt.Sprintf("<members %q, scores %v>", z.members, z.scores) }
+func (z scoresAre) String() string {
+	return fmt.Sprintf("<members %q, scores %v>", z.members, z.scores)
+}
 
 // countIn matches an integer in [lo, hi].
 type countIn struct{ lo, hi int64 }
@@ -359,11 +438,13 @@ func (c countIn) String() string { return fmt.Sprintf("<integer in [%d, %d]>", c
 // hasTTL matches PTTL's reply for a key with a TTL that has not run out.
 var hasTTL = countIn{1, 1 << 62}
 
-// execAndCheck sends, in one pipeline, the op's command (if any) in db and
-// then the reads of the whole state, and compares every reply.
-func (r *modelRunner) execAndCheck(ctx context.Context, db int, args []any, want any) error {
+// addCheck adds to the pipeline the op's command (if any) in db and then
+// the reads of the whole state as the model has it now, and returns them
+// with their expected replies.
+func (r *modelRunner) addCheck(db int, args []any, want any) []probe {
 	var probes []probe
-	pipe := r.conn.Pipeline()
+	pipe := r.pipe
+	ctx := context.Background() // Exec has the deadline
 	add := func(db int, want any, args ...any) {
 		probes = append(probes, probe{db, args, pipe.Do(ctx, args...), want})
 	}
@@ -390,13 +471,13 @@ func (r *modelRunner) execAndCheck(ctx context.Context, db int, args []any, want
 			case "string":
 				add(db, v.str, "GET", k)
 			case "hash":
-				add(db, hashIs(v.hash), "HGETALL", k)
+				add(db, hashIs(maps.Clone(v.hash)), "HGETALL", k)
 				add(db, int64(len(v.hash)), "HLEN", k)
 			case "list":
 				add(db, slices.Clone(v.list), "LRANGE", k, 0, -1)
 				add(db, int64(len(v.list)), "LLEN", k)
 			case "set":
-				add(db, setIs(v.set), "SMEMBERS", k)
+				add(db, setIs(maps.Clone(v.set)), "SMEMBERS", k)
 				add(db, int64(len(v.set)), "SCARD", k)
 			case "zset":
 				members := slices.SortedFunc(maps.Keys(v.zset), func(a, b string) int {
@@ -418,17 +499,7 @@ func (r *modelRunner) execAndCheck(ctx context.Context, db int, args []any, want
 		b := bounds[cf]
 		add(-1, countIn{int64(b.lo), int64(b.hi)}, "DEBUG", "CF-RECORDS", cf)
 	}
-	_, err := pipe.Exec(ctx)
-	r.commands += len(probes) + modelDBs + 1
-	if err != nil && !errors.Is(err, redis.Nil) && !isReplyError(err) {
-		return fmt.Errorf("pipeline: %w", err)
-	}
-	for _, p := range probes {
-		if why := matchReply(p.want, p.cmd.Val(), p.cmd.Err()); why != "" {
-			return fmt.Errorf("db%d: %s: got %s, want %s: %s", p.db, fmtArgs(p.args), fmtReply(p.cmd.Val(), p.cmd.Err()), fmtVal(p.want), why)
-		}
-	}
-	return nil
+	return probes
 }
 
 // isReplyError reports whether err is an error reply from the server (which

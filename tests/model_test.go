@@ -41,14 +41,14 @@ var (
 type opKind int
 
 const (
-	opCmd         opKind = iota // a command on a key, in db
-	opTinyExpire                // PEXPIRE key 1, then wait until active expiry removed it
-	opCompact                   // COMPACT: every CF, through the filters
-	opCompactCF                 // DEBUG COMPACT-CF args[0]
-	opReclaim                   // DEBUG RECLAIM: the reclaimer's queue, now
-	opCompactBG                 // COMPACT from another connection, while the next ops run
-	opRestart                   // SIGTERM and restart on the same directory
-	opKill                      // SIGKILL and restart on the same directory
+	opCmd        opKind = iota // a command on a key, in db
+	opTinyExpire               // PEXPIRE key 1, then wait until active expiry removed it
+	opCompact                  // COMPACT: every CF, through the filters
+	opCompactCF                // DEBUG COMPACT-CF args[0]
+	opReclaim                  // DEBUG RECLAIM: the reclaimer's queue, now
+	opCompactBG                // COMPACT from another connection, while the next ops run
+	opRestart                  // SIGTERM and restart on the same directory
+	opKill                     // SIGKILL and restart on the same directory
 )
 
 // modelOp is one step of a model run.
@@ -239,7 +239,7 @@ func (m *model) bounds() map[string]cfBounds {
 
 const (
 	modelWrongType = errPrefix("WRONGTYPE")
-	modelOK   = "OK"
+	modelOK        = "OK"
 )
 
 // apply runs op on the model and returns the reply the server must give
