@@ -456,42 +456,7 @@ func (r *modelRunner) addCheck(db int, args []any, want any) []probe {
 		pipe.Select(ctx, db)
 		add(db, int64(len(keys)), "DBSIZE")
 		for _, k := range modelNames {
-			v := keys[k]
-			if v == nil {
-				add(db, "none", "TYPE", k)
-				continue
-			}
-			add(db, v.typ, "TYPE", k)
-			if v.ttl {
-				add(db, hasTTL, "PTTL", k)
-			} else {
-				add(db, int64(-1), "PTTL", k)
-			}
-			switch v.typ {
-			case "string":
-				add(db, v.str, "GET", k)
-			case "hash":
-				add(db, hashIs(maps.Clone(v.hash)), "HGETALL", k)
-				add(db, int64(len(v.hash)), "HLEN", k)
-			case "list":
-				add(db, slices.Clone(v.list), "LRANGE", k, 0, -1)
-				add(db, int64(len(v.list)), "LLEN", k)
-			case "set":
-				add(db, setIs(maps.Clone(v.set)), "SMEMBERS", k)
-				add(db, int64(len(v.set)), "SCARD", k)
-			case "zset":
-				members := slices.SortedFunc(maps.Keys(v.zset), func(a, b string) int {
-					return cmp.Or(cmp.Compare(v.zset[a], v.zset[b]), strings.Compare(a, b))
-				})
-				scores := make([]float64, len(members))
-				for i, mem := range members {
-					scores[i] = v.zset[mem]
-				}
-				// ZRANGE reads the score CF, ZMSCORE the subkey CF.
-				add(db, scoresAre{members, scores, true}, "ZRANGE", k, 0, -1, "WITHSCORES")
-				add(db, scoresAre{members, scores, false}, append([]any{"ZMSCORE", k}, strsToAny(members)...)...)
-				add(db, int64(len(v.zset)), "ZCARD", k)
-			}
+			addKeyProbes(func(want any, args ...any) { add(db, want, args...) }, k, keys[k])
 		}
 	}
 	bounds := r.m.bounds()
@@ -500,6 +465,47 @@ func (r *modelRunner) addCheck(db int, args []any, want any) []probe {
 		add(-1, countIn{int64(b.lo), int64(b.hi)}, "DEBUG", "CF-RECORDS", cf)
 	}
 	return probes
+}
+
+// addKeyProbes adds through add the reads that check key against v (nil
+// for an absent key): its type, TTL or not, whole content and size. The
+// expectations are copies: the model may change before the replies come.
+func addKeyProbes(add func(want any, args ...any), k string, v *mval) {
+	if v == nil {
+		add("none", "TYPE", k)
+		return
+	}
+	add(v.typ, "TYPE", k)
+	if v.ttl {
+		add(hasTTL, "PTTL", k)
+	} else {
+		add(int64(-1), "PTTL", k)
+	}
+	switch v.typ {
+	case "string":
+		add(v.str, "GET", k)
+	case "hash":
+		add(hashIs(maps.Clone(v.hash)), "HGETALL", k)
+		add(int64(len(v.hash)), "HLEN", k)
+	case "list":
+		add(slices.Clone(v.list), "LRANGE", k, 0, -1)
+		add(int64(len(v.list)), "LLEN", k)
+	case "set":
+		add(setIs(maps.Clone(v.set)), "SMEMBERS", k)
+		add(int64(len(v.set)), "SCARD", k)
+	case "zset":
+		members := slices.SortedFunc(maps.Keys(v.zset), func(a, b string) int {
+			return cmp.Or(cmp.Compare(v.zset[a], v.zset[b]), strings.Compare(a, b))
+		})
+		scores := make([]float64, len(members))
+		for i, mem := range members {
+			scores[i] = v.zset[mem]
+		}
+		// ZRANGE reads the score CF, ZMSCORE the subkey CF.
+		add(scoresAre{members, scores, true}, "ZRANGE", k, 0, -1, "WITHSCORES")
+		add(scoresAre{members, scores, false}, append([]any{"ZMSCORE", k}, strsToAny(members)...)...)
+		add(int64(len(v.zset)), "ZCARD", k)
+	}
 }
 
 // isReplyError reports whether err is an error reply from the server (which

@@ -307,6 +307,23 @@ func (m *model) apply(op modelOp) any {
 		}
 		v.str += a[2]
 		return int64(len(v.str))
+	case "INCR":
+		v, ok := typed("string")
+		if !ok {
+			return modelWrongType
+		}
+		n := int64(0)
+		if v != nil {
+			var isInt bool
+			if n, isInt = redisInt(v.str); !isInt {
+				return errText("ERR value is not an integer or out of range")
+			}
+		} else {
+			v = &mval{typ: "string"}
+			db[key] = v
+		}
+		v.str = strconv.FormatInt(n+1, 10)
+		return n + 1
 	case "HSET":
 		v, ok := typed("hash")
 		if !ok {
@@ -564,6 +581,18 @@ func (m *model) apply(op modelOp) any {
 	panic("model: no semantics for " + a[0])
 }
 
+// redisInt parses s as Redis parses an integer value: an optional minus
+// sign and digits, no plus sign, no leading zero, no "-0".
+func redisInt(s string) (int64, bool) {
+	digits := strings.TrimPrefix(s, "-")
+	if digits == "" || strings.Trim(digits, "0123456789") != "" ||
+		(digits[0] == '0' && (len(digits) > 1 || len(s) > 1)) {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil
+}
+
 func parseScore(s string) float64 {
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil {
@@ -615,8 +644,10 @@ func (g *opGen) pick() modelOp {
 	val := func() string { return "v" + strconv.Itoa(r.IntN(100)) }
 	n := 1 + r.IntN(3)
 	switch x := r.IntN(1000); {
-	case x < 70:
+	case x < 60:
 		return c("SET", key, val())
+	case x < 70:
+		return c("INCR", key)
 	case x < 100:
 		return c("APPEND", key, "+"+strconv.Itoa(r.IntN(10)))
 	case x < 180:
