@@ -42,9 +42,11 @@ const (
 // FLUSHDB, compactions of every kind and clean and SIGKILL restarts. After
 // every step it compares every key (type, TTL or not, full content and
 // size), DBSIZE per db, and the record counts of the column families with
-// the model in model_test.go. SHALE_MODEL_SEED replays a seed. On a failure
-// it reruns the failing prefix on a fresh server and shrinks it, and
-// reports the seed and the shortest failing sequence it found.
+// the model in model_test.go. SHALE_MODEL_SEED replays a seed (the subtest's
+// name shows it). SHALE_MODEL_RUNS runs that many sequences at once, with
+// the seeds that follow, each on its own server. On a failure it reruns the
+// failing prefix on a fresh server and shrinks it, and reports the seed and
+// the shortest failing sequence it found.
 func TestModel(t *testing.T) {
 	t.Parallel()
 	seed := uint64(time.Now().UnixNano())
@@ -54,18 +56,44 @@ func TestModel(t *testing.T) {
 			t.Fatalf("SHALE_MODEL_SEED=%q: %v", s, err)
 		}
 	}
-	steps := modelDefaultOps
-	if s := os.Getenv("SHALE_MODEL_OPS"); s != "" {
-		var err error
-		if steps, err = strconv.Atoi(s); err != nil || steps < 1 {
-			t.Fatalf("SHALE_MODEL_OPS=%q: want a positive count", s)
-		}
+	steps := envCount(t, "SHALE_MODEL_OPS", modelDefaultOps)
+	runs := envCount(t, "SHALE_MODEL_RUNS", 1)
+	for i := range runs {
+		seed := seed + uint64(i)
+		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
+			t.Parallel()
+			modelSeed(t, seed, steps)
+		})
 	}
-	t.Logf("model: seed %d (SHALE_MODEL_SEED=%d replays it), %d operations", seed, seed, steps)
+}
 
+// envCount reads a positive count from the environment, or returns def.
+func envCount(t *testing.T, name string, def int) int {
+	s := os.Getenv(name)
+	if s == "" {
+		return def
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		t.Fatalf("%s=%q: want a positive count", name, s)
+	}
+	return n
+}
+
+// modelSeed runs the sequence of one seed and, on a failure, shrinks it.
+func modelSeed(t *testing.T, seed uint64, steps int) {
+	t.Logf("model: seed %d (SHALE_MODEL_SEED=%d replays it), %d operations", seed, seed, steps)
 	gen := newOpGen(seed, modelRestartEvery)
 	start := time.Now()
-	res := runModel(t, steps, gen.next)
+	done := 0
+	next := func() modelOp {
+		// Long runs (make soak) report progress every tenth.
+		if done++; steps >= 100000 && done%(steps/10) == 0 {
+			t.Logf("model: seed %d: %d of %d operations, %v", seed, done, steps, time.Since(start).Round(time.Second))
+		}
+		return gen.next()
+	}
+	res := runModel(t, steps, next)
 	t.Logf("model: seed %d: %d operations (%d commands, %d restarts) in %v, %v of it in restarts and waits for expiry",
 		seed, res.steps, res.commands, res.restarts, time.Since(start).Round(time.Millisecond), res.waited.Round(time.Millisecond))
 	if res.err == nil {
