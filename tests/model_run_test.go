@@ -463,6 +463,37 @@ func (c countIn) match(got any) string {
 }
 func (c countIn) String() string { return fmt.Sprintf("<integer in [%d, %d]>", c.lo, c.hi) }
 
+// keyspaceIs matches INFO keyspace: the key and expires counters of each
+// db, and no line for a db without keys.
+type keyspaceIs [modelDBs]struct{ keys, expires int }
+
+func (k keyspaceIs) match(got any) string {
+	text, isStr := got.(string)
+	if !isStr {
+		return "want a string"
+	}
+	for db, c := range k {
+		prefix := fmt.Sprintf("db%d:", db)
+		want := fmt.Sprintf("db%d:keys=%d,expires=%d,", db, c.keys, c.expires)
+		found := false
+		for line := range strings.Lines(text) {
+			if strings.HasPrefix(line, prefix) {
+				found = true
+				if c.keys == 0 || !strings.HasPrefix(line, want) {
+					return fmt.Sprintf("line %q, want it to start with %q", strings.TrimSpace(line), want)
+				}
+			}
+		}
+		if !found && c.keys > 0 {
+			return fmt.Sprintf("no line %q", want)
+		}
+	}
+	return ""
+}
+func (k keyspaceIs) String() string {
+	return fmt.Sprintf("<keyspace %+v>", [modelDBs]struct{ keys, expires int }(k))
+}
+
 // hasTTL matches PTTL's reply for a key with a TTL that has not run out.
 var hasTTL = countIn{1, 1 << 62}
 
@@ -487,6 +518,16 @@ func (r *modelRunner) addCheck(db int, args []any, want any) []probe {
 			addKeyProbes(func(want any, args ...any) { add(db, want, args...) }, k, keys[k])
 		}
 	}
+	var ks keyspaceIs
+	for db, keys := range r.m.dbs {
+		for _, v := range keys {
+			ks[db].keys++
+			if v.ttl {
+				ks[db].expires++
+			}
+		}
+	}
+	add(-1, ks, "INFO", "keyspace")
 	bounds := r.m.bounds()
 	for _, cf := range slices.Sorted(maps.Keys(bounds)) {
 		b := bounds[cf]
@@ -541,4 +582,44 @@ func addKeyProbes(add func(want any, args ...any), k string, v *mval) {
 func isReplyError(err error) bool {
 	var re redis.Error
 	return errors.As(err, &re) && !strings.HasPrefix(err.Error(), "redis: ")
+}
+
+// TestModelMatchers checks the model test's comparisons, so that a lax one
+// cannot let a wrong state through.
+func TestModelMatchers(t *testing.T) {
+	var ks keyspaceIs
+	ks[0].keys, ks[0].expires = 2, 1
+	info := "# Keyspace\r\ndb0:keys=2,expires=1,avg_ttl=5\r\n"
+	cases := []struct {
+		name string
+		m    matcher
+		got  any
+		ok   bool
+	}{
+		{"keyspace equal", ks, info, true},
+		{"keyspace expires differ", ks, "db0:keys=2,expires=0,avg_ttl=0\r\n", false},
+		{"keyspace missing db", ks, "# Keyspace\r\n", false},
+		{"keyspace extra db", ks, info + "db1:keys=1,expires=0,avg_ttl=0\r\n", false},
+		{"set equal", setIs{"a": true, "b": true}, []any{"b", "a"}, true},
+		{"set repeated", setIs{"a": true, "b": true}, []any{"a", "a"}, false},
+		{"set short", setIs{"a": true, "b": true}, []any{"a"}, false},
+		{"hash equal", hashIs{"f": "1"}, []any{"f", "1"}, true},
+		{"hash differs", hashIs{"f": "1"}, []any{"f", "2"}, false},
+		{"zrange equal", scoresAre{[]string{"a", "b"}, []float64{1, 2.5}, true}, []any{"a", "1", "b", "2.5"}, true},
+		{"zrange order", scoresAre{[]string{"a", "b"}, []float64{1, 2.5}, true}, []any{"b", "2.5", "a", "1"}, false},
+		{"zmscore differs", scoresAre{[]string{"a"}, []float64{1}, false}, []any{"1.5"}, false},
+		{"count in range", countIn{1, 3}, int64(3), true},
+		{"count above", countIn{1, 3}, int64(4), false},
+		{"count below", countIn{1, 3}, int64(0), false},
+	}
+	for _, c := range cases {
+		if why := c.m.match(c.got); (why == "") != c.ok {
+			t.Errorf("%s: match(%v) = %q, want ok %v", c.name, c.got, why, c.ok)
+		}
+	}
+	for s, want := range map[string]bool{"0": true, "-12": true, "120": true, "+1": false, "01": false, "-0": false, "": false, "-": false, "1a": false, "99999999999999999999": false} {
+		if _, ok := redisInt(s); ok != want {
+			t.Errorf("redisInt(%q) ok = %v, want %v", s, ok, want)
+		}
+	}
 }
