@@ -30,7 +30,7 @@ const (
 	// modelRestartEvery is the mean number of steps between two restarts
 	// (half of them SIGKILL): a restart of the real binary costs about as
 	// much as a few hundred steps.
-	modelRestartEvery = 500
+	modelRestartEvery = 600
 	// modelShrinkBudget bounds the time spent looking for a shorter failing
 	// sequence after a failure.
 	modelShrinkBudget = 2 * time.Minute
@@ -318,7 +318,7 @@ func (r *modelRunner) flush() (failed int, err error) {
 // a background compaction, or a tiny TTL and the wait for its expiry. It
 // then queues the check of the state it leaves.
 func (r *modelRunner) special(index int, op modelOp) error {
-	want := r.m.apply(op)
+	want, thenWant := r.m.applyAll(op)
 	switch op.kind {
 	case opRestart, opKill:
 		r.restart(op.kind == opKill)
@@ -327,7 +327,7 @@ func (r *modelRunner) special(index int, op modelOp) error {
 	case opTinyExpire:
 		ctx, cancel := context.WithTimeout(context.Background(), stepTimeout)
 		defer cancel()
-		if err := r.tinyExpire(ctx, op, want); err != nil {
+		if err := r.tinyExpire(ctx, op, want, thenWant); err != nil {
 			return err
 		}
 	}
@@ -335,47 +335,77 @@ func (r *modelRunner) special(index int, op modelOp) error {
 	return nil
 }
 
-// tinyExpire runs PEXPIRE key 1 and waits until active expiry has removed
-// the key, DBSIZE included: only then are its orphans dead to the filters
-// (which spare a key for compaction.ExpiryGraceMs after its expiry until
-// it is removed), and the model exact again.
-func (r *modelRunner) tinyExpire(ctx context.Context, op modelOp, want any) error {
+// tinyExpire runs PEXPIRE key 1, then, once the key has expired, the
+// follow-up command if there is one, and waits until active expiry has
+// removed the key, DBSIZE included: only then are its orphans dead to the
+// filters (which spare a key for compaction.ExpiryGraceMs after its expiry
+// until it is removed), and the model exact again.
+func (r *modelRunner) tinyExpire(ctx context.Context, op modelOp, want, thenWant any) error {
+	if err := r.doIn(ctx, op.db, op.args, want); err != nil {
+		return err
+	}
+	defer func(start time.Time) { r.waited += time.Since(start) }(time.Now())
+	if op.then != nil {
+		time.Sleep(3 * time.Millisecond) // the TTL was 1 ms
+		if err := r.doIn(ctx, op.thenDB, op.then, thenWant); err != nil {
+			return fmt.Errorf("then: %w", err)
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		sizes := make([]*redis.IntCmd, modelDBs)
+		var exists *redis.IntCmd
+		_, err := r.conn.Pipelined(ctx, func(p redis.Pipeliner) error {
+			for db := range sizes {
+				p.Select(ctx, db)
+				sizes[db] = p.DBSize(ctx)
+				if db == op.db {
+					exists = p.Exists(ctx, op.args[1])
+				}
+			}
+			return nil
+		})
+		r.commands += 2*modelDBs + 1
+		if err != nil {
+			return err
+		}
+		wantExists := int64(0) // 1 if the follow-up re-created the key
+		if r.m.dbs[op.db][op.args[1]] != nil {
+			wantExists = 1
+		}
+		done := exists.Val() == wantExists
+		var got, want []int64
+		for db, size := range sizes {
+			got = append(got, size.Val())
+			want = append(want, int64(len(r.m.dbs[db])))
+		}
+		if done && slices.Equal(got, want) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("key not removed by active expiry after 10s: DBSIZE %v (want %v), EXISTS %d",
+				got, want, exists.Val())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// doIn runs one command in db and checks its reply.
+func (r *modelRunner) doIn(ctx context.Context, db int, args []string, want any) error {
 	var reply *redis.Cmd
 	if _, err := r.conn.Pipelined(ctx, func(p redis.Pipeliner) error {
-		p.Select(ctx, op.db)
-		reply = p.Do(ctx, strsToAny(op.args)...)
+		p.Select(ctx, db)
+		reply = p.Do(ctx, strsToAny(args)...)
 		return nil
-	}); err != nil && !errors.Is(err, redis.Nil) && reply == nil {
+	}); err != nil && !errors.Is(err, redis.Nil) && !isReplyError(err) {
 		return err
 	}
 	r.commands += 2
 	if why := matchReply(want, reply.Val(), reply.Err()); why != "" {
-		return fmt.Errorf("reply %s, want %s: %s", fmtReply(reply.Val(), reply.Err()), fmtVal(want), why)
+		return fmt.Errorf("db%d: %s: got %s, want %s: %s", db, strings.Join(args, " "),
+			fmtReply(reply.Val(), reply.Err()), fmtVal(want), why)
 	}
-	defer func(start time.Time) { r.waited += time.Since(start) }(time.Now())
-	wantSize := int64(len(r.m.dbs[op.db]))
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		var size, exists *redis.IntCmd
-		_, err := r.conn.Pipelined(ctx, func(p redis.Pipeliner) error {
-			p.Select(ctx, op.db)
-			size = p.DBSize(ctx)
-			exists = p.Exists(ctx, op.args[1])
-			return nil
-		})
-		r.commands += 3
-		if err != nil {
-			return err
-		}
-		if size.Val() == wantSize && exists.Val() == 0 {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("key not removed by active expiry after 10s: DBSIZE %d (want %d), EXISTS %d",
-				size.Val(), wantSize, exists.Val())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	return nil
 }
 
 // probe is one read of the check and what it must return.

@@ -42,7 +42,7 @@ type opKind int
 
 const (
 	opCmd        opKind = iota // a command on a key, in db
-	opTinyExpire               // PEXPIRE key 1, then wait until active expiry removed it
+	opTinyExpire               // PEXPIRE key 1, then the follow-up if any, then wait until active expiry removed the key
 	opCompact                  // COMPACT: every CF, through the filters
 	opCompactCF                // DEBUG COMPACT-CF args[0]
 	opReclaim                  // DEBUG RECLAIM: the reclaimer's queue, now
@@ -56,12 +56,28 @@ type modelOp struct {
 	kind opKind
 	db   int      // the db selected for opCmd and opTinyExpire
 	args []string // the command for opCmd and opTinyExpire; the CF for opCompactCF
+	// then is, for opTinyExpire, a command sent in db thenDB once the key
+	// has expired but (most likely) before active expiry removed it: it
+	// meets the expired key lazily.
+	then   []string
+	thenDB int
+}
+
+// followUp is the op's then command as an op of its own.
+func (op modelOp) followUp() modelOp {
+	return modelOp{kind: opCmd, db: op.thenDB, args: op.then}
 }
 
 func (op modelOp) String() string {
 	switch op.kind {
-	case opCmd, opTinyExpire:
+	case opCmd:
 		return fmt.Sprintf("db%d: %s", op.db, strings.Join(op.args, " "))
+	case opTinyExpire:
+		s := fmt.Sprintf("db%d: %s", op.db, strings.Join(op.args, " "))
+		if op.then != nil {
+			s += fmt.Sprintf(", expired; then db%d: %s", op.thenDB, strings.Join(op.then, " "))
+		}
+		return s
 	case opCompact:
 		return "COMPACT"
 	case opCompactCF:
@@ -242,8 +258,19 @@ const (
 	modelOK        = "OK"
 )
 
+// applyAll applies op and, for a tiny TTL with a follow-up, the follow-up,
+// and returns their replies.
+func (m *model) applyAll(op modelOp) (want, thenWant any) {
+	want = m.apply(op)
+	if op.kind == opTinyExpire && op.then != nil {
+		thenWant = m.apply(op.followUp())
+	}
+	return want, thenWant
+}
+
 // apply runs op on the model and returns the reply the server must give
-// (nil for a nil reply). Only opCmd and opTinyExpire have a reply.
+// (nil for a nil reply). Only opCmd and opTinyExpire have a reply; for the
+// latter, apply covers the PEXPIRE, not the follow-up.
 func (m *model) apply(op modelOp) any {
 	switch op.kind {
 	case opCompact:
@@ -522,6 +549,16 @@ func (m *model) apply(op modelOp) any {
 			v.ttl = true
 		}
 		return int64(1)
+	case "EXISTS":
+		if v == nil {
+			return int64(0)
+		}
+		return int64(1)
+	case "TYPE":
+		if v == nil {
+			return "none"
+		}
+		return v.typ
 	case "PERSIST":
 		if v == nil || !v.ttl {
 			return int64(0)
@@ -618,7 +655,7 @@ func newOpGen(seed uint64, restartEvery int) *opGen {
 // next returns the next operation.
 func (g *opGen) next() modelOp {
 	op := g.pick()
-	g.m.apply(op)
+	g.m.applyAll(op)
 	return op
 }
 
@@ -685,12 +722,16 @@ func (g *opGen) pick() modelOp {
 			return c("EXPIRE", key, strconv.Itoa(10000+r.IntN(100000)))
 		}
 		return c("PEXPIRE", key, strconv.Itoa(10000000+r.IntN(100000000)))
-	case x < 694:
+	case x < 698:
 		// A tiny TTL on a key that exists, so that the wait has a point.
 		if live := slices.Sorted(maps.Keys(g.m.dbs[db])); len(live) > 0 {
 			key = one(live)
 		}
-		return modelOp{kind: opTinyExpire, db: db, args: []string{"PEXPIRE", key, "1"}}
+		op := modelOp{kind: opTinyExpire, db: db, args: []string{"PEXPIRE", key, "1"}}
+		if x >= 693 {
+			op.thenDB, op.then = g.lazyFollowUp(db, key)
+		}
+		return op
 	case x < 730:
 		return c("PERSIST", key)
 	case x < 790:
@@ -717,6 +758,48 @@ func (g *opGen) pick() modelOp {
 	case x < 920:
 		return modelOp{kind: opCompactBG}
 	}
-	// The rest: reads-only steps cost a full check too, so write again.
+	// The rest: read-only steps cost a full check too, so write again.
 	return c("HSET", key, one(modelFields), val())
+}
+
+// lazyFollowUp picks a command that meets key, in db, just after it
+// expired: a write that re-creates it, possibly as another type, or a
+// command for which it is absent, as source or as destination.
+func (g *opGen) lazyFollowUp(db int, key string) (int, []string) {
+	r := g.rng
+	other := modelNames[r.IntN(len(modelNames))]
+	odb := (db + 1) % modelDBs
+	switch r.IntN(16) {
+	case 0:
+		return db, []string{"SET", key, "late"}
+	case 1:
+		return db, []string{"HSET", key, "f", "late"}
+	case 2:
+		return db, []string{"SADD", key, "late"}
+	case 3:
+		return db, []string{"RPUSH", key, "late"}
+	case 4:
+		return db, []string{"ZADD", key, "1", "late"}
+	case 5:
+		return db, []string{"INCR", key}
+	case 6:
+		return db, []string{"APPEND", key, "late"}
+	case 7:
+		return db, []string{"RENAME", key, other}
+	case 8:
+		return db, []string{"RENAME", other, key}
+	case 9:
+		return db, []string{"MOVE", key, strconv.Itoa(odb)}
+	case 10:
+		return odb, []string{"MOVE", key, strconv.Itoa(db)}
+	case 11:
+		return db, []string{"COPY", other, key}
+	case 12:
+		return odb, []string{"COPY", key, key, "DB", strconv.Itoa(db)}
+	case 13:
+		return db, []string{"COPY", key, other, "REPLACE"}
+	case 14:
+		return db, []string{"EXISTS", key}
+	}
+	return db, []string{"DEL", key}
 }
