@@ -34,6 +34,9 @@ const (
 	// modelShrinkBudget bounds the time spent looking for a shorter failing
 	// sequence after a failure.
 	modelShrinkBudget = 2 * time.Minute
+	// modelShrinkMaxOps is the longest failing prefix that is rerun and
+	// shrunk; a longer one (deep into `make soak`) is only reported.
+	modelShrinkMaxOps = 50000
 )
 
 // TestModel runs a seeded random sequence of SHALE_MODEL_OPS operations
@@ -101,6 +104,9 @@ func modelSeed(t *testing.T, seed uint64, steps int) {
 	}
 	t.Errorf("model: seed %d: step %d failed: %v", seed, res.failed, res.err)
 	shortest := shrinkModel(t, seed, res.failed)
+	if shortest == nil {
+		return
+	}
 	var b strings.Builder
 	for i, op := range shortest {
 		fmt.Fprintf(&b, "\n  %4d  %v", i, op)
@@ -140,15 +146,14 @@ func runModel(t *testing.T, n int, next func() modelOp) modelResult {
 			if len(r.pending) < modelBatch {
 				continue
 			}
-		}
-		if failed, err := r.flush(); err != nil {
-			return result(failed+1, failed, err)
-		}
-		if op.kind == opCmd || op.kind == opCompact || op.kind == opCompactCF || op.kind == opReclaim {
-			continue // sent with the batch
-		}
-		if err := r.special(i, op); err != nil {
-			return result(i+1, i, fmt.Errorf("%v: %w", op, err))
+		default:
+			// Send what is queued, then this op on its own.
+			if failed, err := r.flush(); err != nil {
+				return result(failed+1, failed, err)
+			}
+			if err := r.special(i, op); err != nil {
+				return result(i+1, i, fmt.Errorf("%v: %w", op, err))
+			}
 		}
 		if failed, err := r.flush(); err != nil {
 			return result(failed+1, failed, err)
@@ -168,6 +173,11 @@ func runModel(t *testing.T, n int, next func() modelOp) modelResult {
 // it saw, or the original prefix if no rerun failed (a timing-dependent
 // bug: the log says so).
 func shrinkModel(t *testing.T, seed uint64, failed int) []modelOp {
+	if failed+1 > modelShrinkMaxOps {
+		t.Logf("model: seed %d: the failing prefix is too long to shrink; SHALE_MODEL_SEED=%d SHALE_MODEL_OPS=%d replays it",
+			seed, seed, failed+1)
+		return nil
+	}
 	gen := newOpGen(seed, modelRestartEvery)
 	ops := make([]modelOp, failed+1)
 	for i := range ops {
