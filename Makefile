@@ -9,11 +9,11 @@ FUZZTIME  ?= 20s
 # How long the load soak of `make soak` runs against each server.
 SOAKTIME  ?= 60s
 # The model soak of `make soak`: MODELRUNS model-based runs at once (seeds
-# MODELSEED, MODELSEED+1, ...; a random MODELSEED when empty), MODELOPS
+# MODELSEED, MODELSEED+1, ...; MODELSEED=N replays a failure), MODELOPS
 # operations each, together at least 1,000,000; MODELTIMEOUT bounds them.
 MODELOPS     ?= 250000
 MODELRUNS    ?= 4
-MODELSEED    ?=
+MODELSEED    ?= random
 MODELTIMEOUT ?= 3h
 BENCHTIME ?= 1s
 # Benchmarks that build a million-element key per iteration run a fixed count.
