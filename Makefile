@@ -8,6 +8,13 @@ export PATH := $(dir $(GO)):$(PATH)
 FUZZTIME  ?= 20s
 # How long the load soak of `make soak` runs against each server.
 SOAKTIME  ?= 60s
+# The model soak of `make soak`: MODELRUNS model-based runs at once (seeds
+# MODELSEED, MODELSEED+1, ...; MODELSEED=N replays a failure), MODELOPS
+# operations each, together at least 1,000,000; MODELTIMEOUT bounds them.
+MODELOPS     ?= 250000
+MODELRUNS    ?= 4
+MODELSEED    ?= random
+MODELTIMEOUT ?= 3h
 BENCHTIME ?= 1s
 # Benchmarks that build a million-element key per iteration run a fixed count.
 HEAVY     := BenchmarkDel$$|BenchmarkReclaimAfterDel$$|BenchmarkDelHash$$|BenchmarkDelZSet$$|BenchmarkDelList$$|BenchmarkDelSet$$
@@ -66,9 +73,12 @@ fuzz: deps
 
 # soak runs the long, bounded tests that `make test` skips: 100 clients of
 # mixed commands for SOAKTIME against shale, then against redis-server, with
-# throughput and latency percentiles in the output.
+# throughput and latency percentiles in the output; then the model-based
+# test for MODELRUNS x MODELOPS operations.
 soak: deps
 	SHALE_SOAK=$(SOAKTIME) $(GO) test -count=1 -timeout 30m -v -run 'Soak' ./tests/
+	SHALE_MODEL_OPS=$(MODELOPS) SHALE_MODEL_RUNS=$(MODELRUNS) SHALE_MODEL_SEED=$(MODELSEED) \
+	  $(GO) test -count=1 -timeout $(MODELTIMEOUT) -v -run '^TestModel$$' ./tests/
 
 bench: deps
 	$(GO) test -run '^$$' -bench . -skip '$(HEAVY)' -benchmem -benchtime $(BENCHTIME) -timeout 60m ./...

@@ -111,6 +111,8 @@ var debugSubcommands = []Subcommand{
 	{"cf-records", 3, 0, cmdDebugCFRecords},
 	{"sst-bytes", 3, 0, cmdDebugSSTBytes},
 	{"uid", 3, 0, cmdDebugUID},
+	{"compact-cf", 3, 0, cmdDebugCompactCF},
+	{"reclaim", 2, 0, cmdDebugReclaim},
 	{"sleep", 3, 0, cmdDebugSleep},
 	{"help", 2, 0, cmdDebugHelp},
 }
@@ -175,6 +177,26 @@ func cmdDebugUID(c *Ctx, args [][]byte) error {
 	return nil
 }
 
+// DEBUG COMPACT-CF cf: a full manual compaction of one column family,
+// through its compaction filter (COMPACT does every CF); replies when done.
+func cmdDebugCompactCF(c *Ctx, args [][]byte) error {
+	cf, err := parseCF(args[2])
+	if err != nil {
+		return err
+	}
+	c.Srv.st.CompactRange(cf, nil, nil)
+	c.ok()
+	return nil
+}
+
+// DEBUG RECLAIM: runs the reclaimer's queued targeted compactions now,
+// without their delay and rate limit; replies when they are done.
+func cmdDebugReclaim(c *Ctx, _ [][]byte) error {
+	c.Srv.st.ReclaimNow()
+	c.ok()
+	return nil
+}
+
 // DEBUG SLEEP seconds: sleeps this connection only (Redis blocks the whole
 // server). Like Redis, an unparsable time sleeps 0.
 func cmdDebugSleep(c *Ctx, args [][]byte) error {
@@ -192,6 +214,11 @@ func cmdDebugHelp(c *Ctx, _ [][]byte) error {
 		"CF-RECORDS <cf>",
 		"    Count the records visible in a column family (default, metadata, subkey,",
 		"    score, bookkeeping, expire). O(records).",
+		"COMPACT-CF <cf>",
+		"    Compact one column family fully, through its compaction filter.",
+		"RECLAIM",
+		"    Run the reclaimer's queued targeted compactions now, ignoring their delay",
+		"    and rate limit.",
 		"SST-BYTES <cf>",
 		"    Return the size of a column family's live SST files.",
 		"SLEEP <seconds>",

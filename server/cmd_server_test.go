@@ -123,3 +123,32 @@ func TestDebug(t *testing.T) {
 		t.Errorf("DEBUG HELP = %q, %v", help, err)
 	}
 }
+
+// TestDebugCompactCFAndReclaim: DEBUG COMPACT-CF drops a removed hash's
+// orphans from the one CF it names and no other, and DEBUG RECLAIM runs a
+// queued targeted compaction at once, long before its delay is up.
+func TestDebugCompactCFAndReclaim(t *testing.T) {
+	_, c := startAdminServer(t, func(c *conf.Config) {
+		c.Server.EnableDebugCommand = true
+		c.Compaction.ReclaimMinElements = 3
+		c.Compaction.ReclaimDelay.Duration = time.Hour
+	})
+	runScript(t, c, []step{
+		{[]any{"ZADD", "small", "1", "a", "2", "b"}, int64(2)},
+		{[]any{"DEL", "small"}, int64(1)}, // below reclaim_min_elements: not queued
+		{[]any{"DEBUG", "CF-RECORDS", "subkey"}, int64(2)},
+		{[]any{"DEBUG", "CF-RECORDS", "score"}, int64(2)},
+		{[]any{"DEBUG", "COMPACT-CF", "subkey"}, "OK"},
+		{[]any{"DEBUG", "CF-RECORDS", "subkey"}, int64(0)},
+		{[]any{"DEBUG", "CF-RECORDS", "score"}, int64(2)},
+		{[]any{"DEBUG", "COMPACT-CF", "nosuch"}, wantErr("ERR unknown column family 'nosuch'")},
+		{[]any{"ZADD", "big", "1", "a", "2", "b", "3", "c"}, int64(3)},
+		{[]any{"HSET", "live", "f", "v"}, int64(1)},
+		{[]any{"DEL", "big"}, int64(1)}, // queued, for an hour
+		{[]any{"DEBUG", "RECLAIM"}, "OK"},
+		{[]any{"DEBUG", "CF-RECORDS", "subkey"}, int64(1)}, // live's
+		{[]any{"DEBUG", "RECLAIM"}, "OK"},                  // an empty queue
+		{[]any{"DEBUG", "RECLAIM", "x"}, wantErr("ERR unknown subcommand or wrong number of arguments for 'RECLAIM'. Try DEBUG HELP.")},
+		{[]any{"HGET", "live", "f"}, "v"},
+	})
+}

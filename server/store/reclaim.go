@@ -23,8 +23,9 @@ type reclaimer struct {
 	rateBits    atomic.Uint64 // float64 bits: compactions per second
 	compactions atomic.Uint64
 	overflows   atomic.Uint64
-	running     atomic.Bool   // a targeted compaction runs now
-	freedBytes  atomic.Uint64 // SST bytes the targeted compactions freed
+	running     atomic.Bool        // a targeted compaction runs now
+	freedBytes  atomic.Uint64      // SST bytes the targeted compactions freed
+	now         chan chan struct{} // ReclaimNow's requests; closed reply = done
 	stopc       chan struct{}
 	done        chan struct{}
 }
@@ -39,6 +40,7 @@ func newReclaimer(s *Store, cfg conf.Compaction) *reclaimer {
 		s:     s,
 		queue: make(chan reclaimItem, cfg.ReclaimQueueLength),
 		delay: cfg.ReclaimDelay.Duration,
+		now:   make(chan chan struct{}),
 		stopc: make(chan struct{}),
 		done:  make(chan struct{}),
 	}
@@ -65,6 +67,10 @@ func (r *reclaimer) run() {
 		select {
 		case <-r.stopc:
 			return
+		case reply := <-r.now:
+			r.drain()
+			close(reply)
+			continue
 		case it = <-r.queue:
 		}
 		wait := time.Until(it.at.Add(r.delay))
@@ -76,10 +82,47 @@ func (r *reclaimer) run() {
 			case <-r.stopc:
 				return
 			case <-time.After(wait):
+			case reply := <-r.now:
+				// The item already taken off the queue is part of "now".
+				r.reclaim(it)
+				r.drain()
+				close(reply)
+				last = time.Now()
+				continue
 			}
 		}
 		r.reclaim(it)
 		last = time.Now()
+	}
+}
+
+// drain reclaims every queued uid at once, without the delay or the rate
+// limit.
+func (r *reclaimer) drain() {
+	for {
+		select {
+		case it := <-r.queue:
+			r.reclaim(it)
+		default:
+			return
+		}
+	}
+}
+
+// ReclaimNow runs the targeted compaction of every uid queued so far,
+// ignoring the delay and the rate limit, and returns when they are done (or
+// at once when the store is closing). Tests use it, through DEBUG RECLAIM,
+// to see the reclaimer's effect at a chosen moment.
+func (s *Store) ReclaimNow() {
+	reply := make(chan struct{})
+	select {
+	case s.reclaim.now <- reply:
+	case <-s.reclaim.done:
+		return
+	}
+	select {
+	case <-reply:
+	case <-s.reclaim.done:
 	}
 }
 

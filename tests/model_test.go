@@ -1,0 +1,805 @@
+package tests
+
+import (
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// The model-based test (model_run_test.go) drives shale with a random but
+// seed-determined stream of operations and compares, after every one, the
+// whole keyspace with an in-memory model of what Redis would hold. This file
+// is the model: the operations, their generator, and what each one does to
+// the keyspace and replies.
+
+// Model keyspace: a few names in a few dbs, so that a full comparison after
+// every operation stays cheap, and collisions (overwrites, RENAME onto a
+// live key, COPY without REPLACE) are frequent.
+const (
+	modelDBs  = 2
+	modelKeys = 6 // names per db: 12 keys in all
+	// modelReclaimMin is the server's compaction.reclaim_min_elements in
+	// the model test: removing a collection of at least this many elements
+	// queues it for the reclaimer.
+	modelReclaimMin = 4
+)
+
+var (
+	modelNames   = []string{"mk:0", "mk:1", "mk:2", "{mk}3", "{mk}4", "mk:5"}
+	modelFields  = []string{"a", "b", "c", "d", "e"}
+	modelMembers = []string{"m0", "m1", "m2", "m3", "m4", "m5"}
+	// Scores and increments whose sums are exact in binary, so the model's
+	// float64 arithmetic matches the server's.
+	modelScores = []string{"-1.5", "-1", "0", "0.5", "1", "2", "3.25"}
+	modelIncrs  = []string{"1", "-0.5", "2"}
+)
+
+// opKind says how the runner executes a modelOp.
+type opKind int
+
+const (
+	opCmd        opKind = iota // a command on a key, in db
+	opTinyExpire               // PEXPIRE key 1, then the follow-up if any, then wait until active expiry removed the key
+	opCompact                  // COMPACT: every CF, through the filters
+	opCompactCF                // DEBUG COMPACT-CF args[0]
+	opReclaim                  // DEBUG RECLAIM: the reclaimer's queue, now
+	opCompactBG                // COMPACT from another connection, while the next ops run
+	opRestart                  // SIGTERM and restart on the same directory
+	opKill                     // SIGKILL and restart on the same directory
+)
+
+// modelOp is one step of a model run.
+type modelOp struct {
+	kind opKind
+	db   int      // the db selected for opCmd and opTinyExpire
+	args []string // the command for opCmd and opTinyExpire; the CF for opCompactCF
+	// then is, for opTinyExpire, a command sent in db thenDB once the key
+	// has expired but (most likely) before active expiry removed it: it
+	// meets the expired key lazily.
+	then   []string
+	thenDB int
+}
+
+// followUp is the op's then command as an op of its own.
+func (op modelOp) followUp() modelOp {
+	return modelOp{kind: opCmd, db: op.thenDB, args: op.then}
+}
+
+func (op modelOp) String() string {
+	switch op.kind {
+	case opCmd:
+		return fmt.Sprintf("db%d: %s", op.db, strings.Join(op.args, " "))
+	case opTinyExpire:
+		s := fmt.Sprintf("db%d: %s", op.db, strings.Join(op.args, " "))
+		if op.then != nil {
+			s += fmt.Sprintf(", expired; then db%d: %s", op.thenDB, strings.Join(op.then, " "))
+		}
+		return s
+	case opCompact:
+		return "COMPACT"
+	case opCompactCF:
+		return "DEBUG COMPACT-CF " + op.args[0]
+	case opReclaim:
+		return "DEBUG RECLAIM"
+	case opCompactBG:
+		return "COMPACT (background)"
+	case opRestart:
+		return "restart (SIGTERM)"
+	case opKill:
+		return "restart (SIGKILL)"
+	}
+	return fmt.Sprintf("op kind %d", op.kind)
+}
+
+// mval is the model of one live key. A long TTL is modelled as present or
+// not: the test never lets one run out.
+type mval struct {
+	typ  string // the TYPE reply: "string", "hash", "list", "set" or "zset"
+	str  string
+	hash map[string]string
+	list []string
+	set  map[string]bool
+	zset map[string]float64
+	ttl  bool
+}
+
+// size is the number of sub-key records the value has on disk: 0 for a string.
+func (v *mval) size() int {
+	switch v.typ {
+	case "hash":
+		return len(v.hash)
+	case "list":
+		return len(v.list)
+	case "set":
+		return len(v.set)
+	case "zset":
+		return len(v.zset)
+	}
+	return 0
+}
+
+func (v *mval) clone() *mval {
+	c := *v
+	c.hash = maps.Clone(v.hash)
+	c.list = slices.Clone(v.list)
+	c.set = maps.Clone(v.set)
+	c.zset = maps.Clone(v.zset)
+	return &c
+}
+
+// orphans are the records a dead collection left on disk for the
+// compaction filters. A compaction may drop them at any time; the ones
+// the model knows were compacted are zeroed.
+type orphans struct {
+	subkey, score, book int
+	queued              bool // in the reclaimer's in-memory queue
+}
+
+// model is the expected state of the server.
+type model struct {
+	dbs     [modelDBs]map[string]*mval
+	orphans []orphans
+}
+
+func newModel() *model {
+	m := &model{}
+	for i := range m.dbs {
+		m.dbs[i] = map[string]*mval{}
+	}
+	return m
+}
+
+// bury records the orphans of a collection removed by the normal remove
+// path (DEL, overwrite, RENAME or COPY onto it, expiry): its bookkeeping
+// record goes in the same batch, its sub-keys stay, and a big one is queued
+// for the reclaimer.
+func (m *model) bury(v *mval) {
+	if n := v.size(); n > 0 {
+		score := 0
+		if v.typ == "zset" {
+			score = n
+		}
+		m.orphans = append(m.orphans, orphans{subkey: n, score: score, queued: n >= modelReclaimMin})
+	}
+}
+
+// flush records FLUSHDB of one db: a range delete of the metadata, which
+// leaves the bookkeeping records too, and queues nothing.
+func (m *model) flush(db int) {
+	for _, v := range m.dbs[db] {
+		if n := v.size(); n > 0 {
+			score := 0
+			if v.typ == "zset" {
+				score = n
+			}
+			m.orphans = append(m.orphans, orphans{subkey: n, score: score, book: 1})
+		}
+	}
+	m.dbs[db] = map[string]*mval{}
+}
+
+// compacted zeroes the orphans a finished compaction must have dropped.
+func (m *model) compacted(subkey, score, book, onlyQueued bool) {
+	kept := m.orphans[:0]
+	for _, o := range m.orphans {
+		if !onlyQueued || o.queued {
+			if subkey {
+				o.subkey = 0
+			}
+			if score {
+				o.score = 0
+			}
+			if book {
+				o.book = 0
+			}
+			if onlyQueued && subkey && score {
+				o.queued = false
+			}
+		}
+		if o.subkey+o.score+o.book > 0 {
+			kept = append(kept, o)
+		}
+	}
+	m.orphans = kept
+}
+
+// restarted forgets the reclaimer's queue, which lives in memory only.
+func (m *model) restarted() {
+	for i := range m.orphans {
+		m.orphans[i].queued = false
+	}
+}
+
+// cfBounds is the range a column family's record count must lie in.
+type cfBounds struct{ lo, hi int }
+
+// bounds returns, per CF, the records the live keys imply (lo) and that
+// plus the orphans not yet known to be compacted (hi).
+func (m *model) bounds() map[string]cfBounds {
+	b := map[string]cfBounds{}
+	add := func(cf string, lo, hi int) {
+		x := b[cf]
+		b[cf] = cfBounds{x.lo + lo, x.hi + hi}
+	}
+	for _, db := range m.dbs {
+		for _, v := range db {
+			add("metadata", 1, 1)
+			if v.ttl {
+				add("expire", 1, 0)
+			}
+			if v.typ != "string" {
+				add("bookkeeping", 1, 1)
+				add("subkey", v.size(), v.size())
+			}
+			if v.typ == "zset" {
+				add("score", v.size(), v.size())
+			}
+		}
+	}
+	for _, o := range m.orphans {
+		add("subkey", 0, o.subkey)
+		add("score", 0, o.score)
+		add("bookkeeping", 0, o.book)
+	}
+	// FLUSHDB leaves the index entries of the flushed keys: active expiry
+	// drops them once due, which for the long TTLs here is never.
+	add("expire", 0, 1<<30)
+	for _, cf := range []string{"metadata", "bookkeeping", "subkey", "score"} {
+		add(cf, 0, 0) // present even when zero
+	}
+	return b
+}
+
+const (
+	modelWrongType = errPrefix("WRONGTYPE")
+	modelOK        = "OK"
+)
+
+// applyAll applies op and, for a tiny TTL with a follow-up, the follow-up,
+// and returns their replies.
+func (m *model) applyAll(op modelOp) (want, thenWant any) {
+	want = m.apply(op)
+	if op.kind == opTinyExpire && op.then != nil {
+		thenWant = m.apply(op.followUp())
+	}
+	return want, thenWant
+}
+
+// apply runs op on the model and returns the reply the server must give
+// (nil for a nil reply). Only opCmd and opTinyExpire have a reply; for the
+// latter, apply covers the PEXPIRE, not the follow-up.
+func (m *model) apply(op modelOp) any {
+	switch op.kind {
+	case opCompact:
+		m.compacted(true, true, true, false)
+		return modelOK
+	case opCompactCF:
+		m.compacted(op.args[0] == "subkey", op.args[0] == "score", op.args[0] == "bookkeeping", false)
+		return modelOK
+	case opReclaim:
+		m.compacted(true, true, false, true)
+		return modelOK
+	case opRestart, opKill:
+		m.restarted()
+		return nil
+	case opCompactBG:
+		return nil // it only ever lowers the record counts
+	}
+	db := m.dbs[op.db]
+	a := op.args
+	if a[0] == "FLUSHDB" {
+		m.flush(op.db)
+		return modelOK
+	}
+	key := a[1]
+	v := db[key]
+	// typed returns the key's value if it is absent or of type t; ok is
+	// false when it holds another type.
+	typed := func(t string) (*mval, bool) {
+		if v != nil && v.typ != t {
+			return nil, false
+		}
+		return v, true
+	}
+	// create makes an empty collection of type t under key.
+	create := func(t string) *mval {
+		nv := &mval{typ: t, hash: map[string]string{}, set: map[string]bool{}, zset: map[string]float64{}}
+		db[key] = nv
+		return nv
+	}
+	// emptied removes a collection whose last element was deleted one by one.
+	emptied := func(v *mval) {
+		if v.size() == 0 {
+			delete(db, key)
+		}
+	}
+	switch strings.ToUpper(a[0]) {
+	case "SET":
+		if v != nil {
+			m.bury(v)
+		}
+		db[key] = &mval{typ: "string", str: a[2]}
+		return modelOK
+	case "APPEND":
+		v, ok := typed("string")
+		if !ok {
+			return modelWrongType
+		}
+		if v == nil {
+			v = &mval{typ: "string"}
+			db[key] = v
+		}
+		v.str += a[2]
+		return int64(len(v.str))
+	case "INCR":
+		v, ok := typed("string")
+		if !ok {
+			return modelWrongType
+		}
+		n := int64(0)
+		if v != nil {
+			var isInt bool
+			if n, isInt = redisInt(v.str); !isInt {
+				return errText("ERR value is not an integer or out of range")
+			}
+		} else {
+			v = &mval{typ: "string"}
+			db[key] = v
+		}
+		v.str = strconv.FormatInt(n+1, 10)
+		return n + 1
+	case "HSET":
+		v, ok := typed("hash")
+		if !ok {
+			return modelWrongType
+		}
+		if v == nil {
+			v = create("hash")
+		}
+		added := 0
+		for i := 2; i < len(a); i += 2 {
+			if _, had := v.hash[a[i]]; !had {
+				added++
+			}
+			v.hash[a[i]] = a[i+1]
+		}
+		return int64(added)
+	case "HDEL":
+		v, ok := typed("hash")
+		if !ok {
+			return modelWrongType
+		}
+		if v == nil {
+			return int64(0)
+		}
+		removed := 0
+		for _, f := range a[2:] {
+			if _, had := v.hash[f]; had {
+				delete(v.hash, f)
+				removed++
+			}
+		}
+		emptied(v)
+		return int64(removed)
+	case "LPUSH", "RPUSH":
+		v, ok := typed("list")
+		if !ok {
+			return modelWrongType
+		}
+		if v == nil {
+			v = create("list")
+		}
+		for _, e := range a[2:] {
+			if a[0] == "LPUSH" {
+				v.list = append([]string{e}, v.list...)
+			} else {
+				v.list = append(v.list, e)
+			}
+		}
+		return int64(len(v.list))
+	case "LPOP", "RPOP":
+		v, ok := typed("list")
+		if !ok {
+			return modelWrongType
+		}
+		if v == nil {
+			return nil
+		}
+		if len(v.list) == 1 {
+			// Popping the last element removes the key and leaves the
+			// element to the filters, as a removal does (O(1) for LPOP
+			// with a count).
+			e := v.list[0]
+			m.bury(v)
+			delete(db, key)
+			return e
+		}
+		var e string
+		if a[0] == "LPOP" {
+			e, v.list = v.list[0], v.list[1:]
+		} else {
+			e, v.list = v.list[len(v.list)-1], v.list[:len(v.list)-1]
+		}
+		emptied(v)
+		return e
+	case "LTRIM":
+		v, ok := typed("list")
+		if !ok {
+			return modelWrongType
+		}
+		if v == nil {
+			return modelOK
+		}
+		start, _ := strconv.Atoi(a[2])
+		stop, _ := strconv.Atoi(a[3])
+		n := len(v.list)
+		if start < 0 {
+			start = max(n+start, 0)
+		}
+		if stop < 0 {
+			stop += n
+		}
+		stop = min(stop, n-1)
+		if start > stop {
+			// Emptied by moving head and tail: the elements stay on disk
+			// as orphans of the removed uid.
+			m.bury(v)
+			delete(db, key)
+			return modelOK
+		}
+		v.list = slices.Clone(v.list[start : stop+1])
+		return modelOK
+	case "SADD":
+		v, ok := typed("set")
+		if !ok {
+			return modelWrongType
+		}
+		if v == nil {
+			v = create("set")
+		}
+		added := 0
+		for _, e := range a[2:] {
+			if !v.set[e] {
+				v.set[e] = true
+				added++
+			}
+		}
+		return int64(added)
+	case "SREM":
+		v, ok := typed("set")
+		if !ok {
+			return modelWrongType
+		}
+		if v == nil {
+			return int64(0)
+		}
+		removed := 0
+		for _, e := range a[2:] {
+			if v.set[e] {
+				delete(v.set, e)
+				removed++
+			}
+		}
+		emptied(v)
+		return int64(removed)
+	case "ZADD":
+		v, ok := typed("zset")
+		if !ok {
+			return modelWrongType
+		}
+		if v == nil {
+			v = create("zset")
+		}
+		added := 0
+		for i := 2; i < len(a); i += 2 {
+			if _, had := v.zset[a[i+1]]; !had {
+				added++
+			}
+			v.zset[a[i+1]] = parseScore(a[i])
+		}
+		return int64(added)
+	case "ZREM":
+		v, ok := typed("zset")
+		if !ok {
+			return modelWrongType
+		}
+		if v == nil {
+			return int64(0)
+		}
+		removed := 0
+		for _, e := range a[2:] {
+			if _, had := v.zset[e]; had {
+				delete(v.zset, e)
+				removed++
+			}
+		}
+		emptied(v)
+		return int64(removed)
+	case "ZINCRBY":
+		v, ok := typed("zset")
+		if !ok {
+			return modelWrongType
+		}
+		if v == nil {
+			v = create("zset")
+		}
+		v.zset[a[3]] += parseScore(a[2])
+		return floatApprox(v.zset[a[3]])
+	case "DEL", "UNLINK":
+		removed := 0
+		for _, k := range a[1:] {
+			if v := db[k]; v != nil {
+				m.bury(v)
+				delete(db, k)
+				removed++
+			}
+		}
+		return int64(removed)
+	case "EXPIRE", "PEXPIRE":
+		if v == nil {
+			return int64(0)
+		}
+		if op.kind == opTinyExpire {
+			m.bury(v) // reaped by active expiry through the remove path
+			delete(db, key)
+		} else {
+			v.ttl = true
+		}
+		return int64(1)
+	case "EXISTS":
+		if v == nil {
+			return int64(0)
+		}
+		return int64(1)
+	case "TYPE":
+		if v == nil {
+			return "none"
+		}
+		return v.typ
+	case "PERSIST":
+		if v == nil || !v.ttl {
+			return int64(0)
+		}
+		v.ttl = false
+		return int64(1)
+	case "RENAME":
+		if v == nil {
+			return errText("ERR no such key")
+		}
+		if dst := a[2]; dst != key {
+			if old := db[dst]; old != nil {
+				m.bury(old)
+			}
+			db[dst] = v
+			delete(db, key)
+		}
+		return modelOK
+	case "MOVE":
+		to, _ := strconv.Atoi(a[2])
+		if to == op.db {
+			return errText("ERR source and destination objects are the same")
+		}
+		if v == nil || m.dbs[to][key] != nil {
+			return int64(0)
+		}
+		m.dbs[to][key] = v
+		delete(db, key)
+		return int64(1)
+	case "COPY":
+		dst, to, replace := a[2], op.db, false
+		for i := 3; i < len(a); i++ {
+			switch a[i] {
+			case "DB":
+				to, _ = strconv.Atoi(a[i+1])
+				i++
+			case "REPLACE":
+				replace = true
+			}
+		}
+		if to == op.db && dst == key {
+			return errText("ERR source and destination objects are the same")
+		}
+		if v == nil {
+			return int64(0)
+		}
+		old := m.dbs[to][dst]
+		if old != nil {
+			if !replace {
+				return int64(0)
+			}
+			m.bury(old)
+		}
+		m.dbs[to][dst] = v.clone()
+		return int64(1)
+	}
+	panic("model: no semantics for " + a[0])
+}
+
+// redisInt parses s as Redis parses an integer value: an optional minus
+// sign and digits, no plus sign, no leading zero, no "-0".
+func redisInt(s string) (int64, bool) {
+	digits := strings.TrimPrefix(s, "-")
+	if digits == "" || strings.Trim(digits, "0123456789") != "" ||
+		(digits[0] == '0' && (len(digits) > 1 || len(s) > 1)) {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil
+}
+
+func parseScore(s string) float64 {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		panic(err)
+	}
+	return f
+}
+
+// opGen generates a model run's operations from a seed. It keeps a model
+// of its own, so that it can aim at keys that exist (a tiny TTL on an
+// absent key tests nothing), while the ops stay a function of the seed and
+// their number only: never of the server's replies or timing.
+type opGen struct {
+	rng          *rand.Rand
+	m            *model
+	restartEvery int // mean steps between restarts; 0 = never
+}
+
+func newOpGen(seed uint64, restartEvery int) *opGen {
+	return &opGen{rng: rand.New(rand.NewPCG(seed, 0x5ea1e)), m: newModel(), restartEvery: restartEvery}
+}
+
+// next returns the next operation.
+func (g *opGen) next() modelOp {
+	op := g.pick()
+	g.m.applyAll(op)
+	return op
+}
+
+func (g *opGen) pick() modelOp {
+	r := g.rng
+	if g.restartEvery > 0 && r.IntN(g.restartEvery) == 0 {
+		if r.IntN(2) == 0 {
+			return modelOp{kind: opRestart}
+		}
+		return modelOp{kind: opKill}
+	}
+	one := func(from []string) string { return from[r.IntN(len(from))] }
+	some := func(from []string, n int) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = one(from)
+		}
+		return out
+	}
+	db := r.IntN(modelDBs)
+	key := one(modelNames)
+	c := func(args ...string) modelOp { return modelOp{kind: opCmd, db: db, args: args} }
+	val := func() string { return "v" + strconv.Itoa(r.IntN(100)) }
+	n := 1 + r.IntN(3)
+	switch x := r.IntN(1000); {
+	case x < 60:
+		return c("SET", key, val())
+	case x < 70:
+		return c("INCR", key)
+	case x < 100:
+		return c("APPEND", key, "+"+strconv.Itoa(r.IntN(10)))
+	case x < 180:
+		args := []string{"HSET", key}
+		for range n {
+			args = append(args, one(modelFields), val())
+		}
+		return c(args...)
+	case x < 220:
+		return c(append([]string{"HDEL", key}, some(modelFields, n)...)...)
+	case x < 290:
+		return c(append([]string{one([]string{"LPUSH", "RPUSH"}), key}, some([]string{"x", "y", "z", val()}, n)...)...)
+	case x < 330:
+		return c(one([]string{"LPOP", "RPOP"}), key)
+	case x < 350:
+		return c("LTRIM", key, strconv.Itoa(r.IntN(5)-2), strconv.Itoa(r.IntN(6)-3))
+	case x < 420:
+		return c(append([]string{"SADD", key}, some(modelMembers, n)...)...)
+	case x < 455:
+		return c(append([]string{"SREM", key}, some(modelMembers, n)...)...)
+	case x < 525:
+		args := []string{"ZADD", key}
+		for range n {
+			args = append(args, one(modelScores), one(modelMembers))
+		}
+		return c(args...)
+	case x < 560:
+		return c(append([]string{"ZREM", key}, some(modelMembers, n)...)...)
+	case x < 580:
+		return c("ZINCRBY", key, one(modelIncrs), one(modelMembers))
+	case x < 640:
+		return c(append([]string{one([]string{"DEL", "UNLINK"})}, some(modelNames, 1+r.IntN(2))...)...)
+	case x < 690:
+		if r.IntN(2) == 0 {
+			return c("EXPIRE", key, strconv.Itoa(10000+r.IntN(100000)))
+		}
+		return c("PEXPIRE", key, strconv.Itoa(10000000+r.IntN(100000000)))
+	case x < 698:
+		// A tiny TTL on a key that exists, so that the wait has a point.
+		if live := slices.Sorted(maps.Keys(g.m.dbs[db])); len(live) > 0 {
+			key = one(live)
+		}
+		op := modelOp{kind: opTinyExpire, db: db, args: []string{"PEXPIRE", key, "1"}}
+		if x >= 693 {
+			op.thenDB, op.then = g.lazyFollowUp(db, key)
+		}
+		return op
+	case x < 730:
+		return c("PERSIST", key)
+	case x < 790:
+		return c("RENAME", key, one(modelNames))
+	case x < 840:
+		return c("MOVE", key, strconv.Itoa(r.IntN(modelDBs)))
+	case x < 900:
+		args := []string{"COPY", key, one(modelNames)}
+		if r.IntN(2) == 0 {
+			args = append(args, "DB", strconv.Itoa(r.IntN(modelDBs)))
+		}
+		if r.IntN(2) == 0 {
+			args = append(args, "REPLACE")
+		}
+		return c(args...)
+	case x < 904:
+		return c("FLUSHDB")
+	case x < 906:
+		return modelOp{kind: opCompact}
+	case x < 910:
+		return modelOp{kind: opCompactCF, args: []string{one([]string{"subkey", "score", "bookkeeping", "metadata"})}}
+	case x < 918:
+		return modelOp{kind: opReclaim}
+	case x < 920:
+		return modelOp{kind: opCompactBG}
+	}
+	// The rest: read-only steps cost a full check too, so write again.
+	return c("HSET", key, one(modelFields), val())
+}
+
+// lazyFollowUp picks a command that meets key, in db, just after it
+// expired: a write that re-creates it, possibly as another type, or a
+// command for which it is absent, as source or as destination.
+func (g *opGen) lazyFollowUp(db int, key string) (int, []string) {
+	r := g.rng
+	other := modelNames[r.IntN(len(modelNames))]
+	odb := (db + 1) % modelDBs
+	switch r.IntN(16) {
+	case 0:
+		return db, []string{"SET", key, "late"}
+	case 1:
+		return db, []string{"HSET", key, "f", "late"}
+	case 2:
+		return db, []string{"SADD", key, "late"}
+	case 3:
+		return db, []string{"RPUSH", key, "late"}
+	case 4:
+		return db, []string{"ZADD", key, "1", "late"}
+	case 5:
+		return db, []string{"INCR", key}
+	case 6:
+		return db, []string{"APPEND", key, "late"}
+	case 7:
+		return db, []string{"RENAME", key, other}
+	case 8:
+		return db, []string{"RENAME", other, key}
+	case 9:
+		return db, []string{"MOVE", key, strconv.Itoa(odb)}
+	case 10:
+		return odb, []string{"MOVE", key, strconv.Itoa(db)}
+	case 11:
+		return db, []string{"COPY", other, key}
+	case 12:
+		return odb, []string{"COPY", key, key, "DB", strconv.Itoa(db)}
+	case 13:
+		return db, []string{"COPY", key, other, "REPLACE"}
+	case 14:
+		return db, []string{"EXISTS", key}
+	}
+	return db, []string{"DEL", key}
+}
