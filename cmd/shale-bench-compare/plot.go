@@ -221,7 +221,7 @@ func plotReclaim(r *results) (*plot.Plot, vg.Length, vg.Length, error) {
 		p.Add(hl)
 		p.Legend.Add(h.label, hl)
 	}
-	p.Y.Max *= 1.15 // room for the title
+	p.Y.Max *= 1.5 // room for the title and the legend above the lines
 	p.Legend.Top = true
 	p.Add(plotter.NewGrid())
 	return p, 7 * vg.Inch, 4 * vg.Inch, nil
