@@ -84,6 +84,7 @@ func benchmarksDoc(r *results, tables string, plots map[string]string, plotDir s
 	w("  RSS ≤ block cache + memtables + 256 MiB.\n\n")
 
 	w("## Results\n\n")
+	w("%s", headlines(r))
 	w("%s", tables)
 	img("throughput", "ops/s per test and server")
 	img("ratio", "Shale's ops/s relative to Redis and to the Go ceiling")

@@ -120,6 +120,12 @@ func main() {
 		sig := <-sigs
 		logf("%v: stopping the servers", sig)
 		stopAll()
+		running.Lock()
+		work := running.tempWork
+		running.Unlock()
+		if work != "" {
+			os.RemoveAll(work)
+		}
 		os.Exit(130)
 	}()
 
@@ -183,6 +189,9 @@ func run(o options) error {
 		}
 		defer os.RemoveAll(dir)
 		work = dir
+		running.Lock()
+		running.tempWork = dir
+		running.Unlock()
 	}
 	r := &results{Opts: o, Started: time.Now(), Env: collectEnvironment(o)}
 	ctx := context.Background()

@@ -32,10 +32,12 @@ type server struct {
 	done chan struct{} // closed when the process has exited
 }
 
-// running holds every started server, so that an interrupt stops them all.
+// running holds every started server, so that an interrupt stops them all,
+// and the temporary directory of their data, which it then removes.
 var running struct {
 	sync.Mutex
-	servers []*server
+	servers  []*server
+	tempWork string
 }
 
 // startServer starts bin with argv(port) on a free loopback port and waits

@@ -216,3 +216,74 @@ func or(s, alt string) string {
 	}
 	return s
 }
+
+// headlines summarizes the run in a few sentences, each against its target
+// where the issue sets one.
+func headlines(r *results) string {
+	var b strings.Builder
+	if rows := summarizeThroughput(r.Throughput); len(rows) > 0 {
+		for _, peer := range []string{"redis", "ceiling"} {
+			lo, hi := "", ""
+			var loV, hiV float64
+			for _, row := range rows {
+				if row.Median[peer] == 0 || row.Median["shale"] == 0 {
+					continue
+				}
+				v := row.Median["shale"] / row.Median[peer]
+				if lo == "" || v < loV {
+					lo, loV = row.Test, v
+				}
+				if hi == "" || v > hiV {
+					hi, hiV = row.Test, v
+				}
+			}
+			if lo != "" {
+				fmt.Fprintf(&b, "- Shale's throughput relative to %s: from %.2f (%s) to %.2f (%s).\n", serverLabels[peer], loV, lo, hiV, hi)
+			}
+		}
+	}
+	if len(r.Dels) > 0 {
+		p50 := func(srv string, n int) (time.Duration, bool) {
+			for _, d := range r.Dels {
+				if d.Server == srv && d.Type == "hash" && d.Elements == n {
+					return d.P50(), true
+				}
+			}
+			return 0, false
+		}
+		small, big := r.Opts.DelSizes[0], r.Opts.DelSizes[len(r.Opts.DelSizes)-1]
+		s1, ok1 := p50("shale", small)
+		s2, ok2 := p50("shale", big)
+		r2, ok3 := p50("redis", big)
+		if ok1 && ok2 && ok3 {
+			fmt.Fprintf(&b, "- DEL of a %d-field hash: Shale p50 %s (%s for %d fields); Redis %s.\n",
+				big, formatDuration(s2), formatDuration(s1), small, formatDuration(r2))
+		}
+	}
+	if rc := r.Reclaim; rc != nil {
+		if back := rc.BackWithin(0.10); back >= 0 {
+			fmt.Fprintf(&b, "- After DEL of a %d-field hash, the subkey column family was back within 10%% of its pre-insert size after %.0f s (target 60 s: %s).\n",
+				rc.Fields, back, met(back <= 60))
+		} else {
+			fmt.Fprintf(&b, "- After DEL of a %d-field hash, the subkey column family was not back within 10%% of its pre-insert size in %v (target 60 s: missed).\n",
+				rc.Fields, r.Opts.ReclaimFor)
+		}
+	}
+	if m := r.Memory; m != nil {
+		c := r.Opts.Memory
+		peak := max(m.PeakRSSMixed, m.HWMTotal)
+		fmt.Fprintf(&b, "- Peak RSS %s with a %s block cache and %s of memtable budget over %s of data (target ≤ %s: %s).\n",
+			mib(peak), mib(c.BlockCacheBytes), mib(c.MemtableBudget()), mib(c.DataBytes), mib(c.Target()), met(peak <= c.Target()))
+	}
+	if b.Len() > 0 {
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+func met(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "missed"
+}
