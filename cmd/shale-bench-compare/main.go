@@ -82,7 +82,7 @@ func main() {
 	memCache := flag.Int64("mem-cache", 32<<20, "block cache of the memory run, bytes")
 	flag.Int64Var(&o.Memory.WriteBufferBytes, "mem-write-buffer", 16<<20, "write_buffer_bytes of the memory run")
 	flag.IntVar(&o.Memory.WriteBuffers, "mem-write-buffers", 2, "max_write_buffer_number of the memory run")
-	flag.DurationVar(&o.Memory.Mixed, "mem-mixed", 45*time.Second, "duration of the mixed HGET/HSET run")
+	flag.DurationVar(&o.Memory.Mixed, "mem-mixed", 90*time.Second, "duration of the mixed HGET/HSET run")
 	flag.IntVar(&o.Memory.Workers, "mem-clients", 32, "clients of the mixed run")
 	phases := flag.String("phases", allPhases, "comma-separated phases to run")
 	flag.Parse()
