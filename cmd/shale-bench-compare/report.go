@@ -238,7 +238,8 @@ func headlines(r *results) string {
 				}
 			}
 			if lo != "" {
-				fmt.Fprintf(&b, "- Shale's throughput relative to %s: from %.2f (%s) to %.2f (%s).\n", serverLabels[peer], loV, lo, hiV, hi)
+				name := map[string]string{"redis": "Redis", "ceiling": "the in-memory Go ceiling"}[peer]
+				fmt.Fprintf(&b, "- Shale's throughput relative to %s: from %.2f (%s) to %.2f (%s).\n", name, loV, lo, hiV, hi)
 			}
 		}
 	}
