@@ -32,7 +32,7 @@ SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 export CGO_CFLAGS  ?= -O2
 export CGO_LDFLAGS ?= -lrocksdb -lstdc++ -lm -lz -lsnappy -llz4 -lzstd -lbz2
 
-.PHONY: deps deps-run build run test unit e2e lint fuzz soak bench clean
+.PHONY: deps deps-run build run test unit e2e lint fuzz soak bench bench-compare clean
 
 # deps-run installs what `make run` needs; deps adds redis-server and the
 # client libraries for the e2e tests. Both do nothing when every package is
@@ -83,6 +83,15 @@ soak: deps
 bench: deps
 	$(GO) test -run '^$$' -bench . -skip '$(HEAVY)' -benchmem -benchtime $(BENCHTIME) -timeout 60m ./...
 	$(GO) test -run '^$$' -bench '$(HEAVY)' -benchmem -benchtime $(HEAVYTIME) -timeout 60m ./server/types ./tests
+
+# bench-compare runs cmd/shale-bench-compare: redis-benchmark against Shale,
+# redis-server and an in-memory Go ceiling in alternating rounds, big-key DEL
+# timings, the disk reclaim timeline and RSS against the memory budget. It
+# rewrites docs/BENCHMARKS.md and docs/bench/ (about 20 minutes);
+# BENCHFLAGS=-quick is a few minutes and writes to bin/bench-quick/ instead.
+BENCHFLAGS ?=
+bench-compare: deps build
+	./bin/shale-bench-compare $(BENCHFLAGS)
 
 clean:
 	rm -rf bin

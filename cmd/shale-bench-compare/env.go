@@ -1,0 +1,80 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+)
+
+// environment describes the machine and the software versions of a run, so
+// that the report documents itself.
+type environment struct {
+	CPUs, CPUModel, Memory, Kernel, LoadAvg string
+	Redis, RedisBenchmark, RocksDB, Go      string
+	Shale                                   string // shale-server --version and the git commit
+}
+
+func collectEnvironment(o options) environment {
+	e := environment{
+		CPUs:           strings.TrimSpace(cmdOutput("nproc")),
+		CPUModel:       procField("/proc/cpuinfo", "model name"),
+		Memory:         memTotal(),
+		Kernel:         readTrimmed("/proc/sys/kernel/osrelease"),
+		LoadAvg:        readTrimmed("/proc/loadavg"),
+		Redis:          cmdOutput(o.RedisBin, "--version"),
+		RedisBenchmark: cmdOutput(o.BenchBin, "--version"),
+		RocksDB:        "librocksdb-dev " + cmdOutput("dpkg-query", "-W", "-f", "${Version}", "librocksdb-dev"),
+		Go:             runtime.Version(),
+		Shale:          cmdOutput(o.ShaleBin, "--version"),
+	}
+	if commit := cmdOutput("git", "rev-parse", "--short", "HEAD"); commit != "?" {
+		if dirty := cmdOutput("git", "status", "--porcelain", "--untracked-files=no"); dirty != "" && dirty != "?" {
+			commit += " (with uncommitted changes)"
+		}
+		e.Shale += ", commit " + commit
+	}
+	return e
+}
+
+// cmdOutput runs a command and returns its trimmed output, or "?".
+func cmdOutput(name string, args ...string) string {
+	out, err := exec.Command(name, args...).Output()
+	if err != nil {
+		return "?"
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func readTrimmed(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "?"
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// procField returns the value of the first "name: value" line of a /proc
+// file.
+func procField(path, name string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "?"
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, found := strings.Cut(line, ":"); found && strings.TrimSpace(k) == name {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "?"
+}
+
+// memTotal returns the machine's memory from /proc/meminfo, in GiB.
+func memTotal() string {
+	var kb int64
+	if _, err := fmt.Sscanf(procField("/proc/meminfo", "MemTotal"), "%d kB", &kb); err != nil {
+		return "?"
+	}
+	return fmt.Sprintf("%.1f GiB", float64(kb)/(1<<20))
+}

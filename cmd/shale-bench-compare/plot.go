@@ -1,0 +1,283 @@
+package main
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"path/filepath"
+	"sort"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// serverColors keeps each server's color the same in every plot.
+var serverColors = map[string]color.Color{
+	"shale":   color.RGBA{R: 0xd6, G: 0x5f, B: 0x00, A: 0xff},
+	"redis":   color.RGBA{R: 0x1f, G: 0x5f, B: 0xb4, A: 0xff},
+	"ceiling": color.RGBA{R: 0x70, G: 0x70, B: 0x70, A: 0xff},
+}
+
+var serverLabels = map[string]string{"shale": "Shale", "redis": "Redis", "ceiling": "Go+redcon in-memory ceiling"}
+
+// writePlots draws a PNG per measured phase into the output directory and
+// returns their file names, by phase.
+func writePlots(r *results) (map[string]string, error) {
+	files := map[string]string{}
+	type drawer struct {
+		phase, file string
+		skip        bool
+		draw        func(*results) (*plot.Plot, vg.Length, vg.Length, error)
+	}
+	for _, d := range []drawer{
+		{"throughput", "throughput.png", len(r.Throughput) == 0, plotThroughput},
+		{"ratio", "throughput_ratio.png", len(r.Throughput) == 0, plotRatios},
+		{"del", "del_latency.png", len(r.Dels) == 0, plotDels},
+		{"reclaim", "reclaim.png", r.Reclaim == nil, plotReclaim},
+		{"memory", "memory.png", r.Memory == nil, plotMemory},
+	} {
+		if d.skip {
+			continue
+		}
+		p, w, h, err := d.draw(r)
+		if err != nil {
+			return nil, fmt.Errorf("plot %s: %w", d.phase, err)
+		}
+		if err := p.Save(w, h, filepath.Join(r.Opts.Out, d.file)); err != nil {
+			return nil, fmt.Errorf("plot %s: %w", d.phase, err)
+		}
+		files[d.phase] = d.file
+	}
+	return files, nil
+}
+
+// plotThroughput draws grouped bars: median ops/s per test, one bar per
+// server.
+func plotThroughput(r *results) (*plot.Plot, vg.Length, vg.Length, error) {
+	rows := summarizeThroughput(r.Throughput)
+	p := plot.New()
+	p.Title.Text = "redis-benchmark: median ops/s per test"
+	p.Y.Label.Text = "ops/s"
+	p.Y.Min = 0
+	names := make([]string, len(rows))
+	for i, row := range rows {
+		names[i] = row.Test
+	}
+	width := vg.Points(12)
+	for i, srv := range serverNames {
+		vals := make(plotter.Values, len(rows))
+		present := false
+		for j, row := range rows {
+			vals[j] = row.Median[srv]
+			present = present || vals[j] > 0
+		}
+		if !present {
+			continue
+		}
+		bars, err := plotter.NewBarChart(vals, width)
+		if err != nil {
+			return nil, 0, 0, err
+		}
+		bars.LineStyle.Width = 0
+		bars.Color = serverColors[srv]
+		bars.Offset = vg.Length(i-1) * width
+		p.Add(bars)
+		p.Legend.Add(serverLabels[srv], bars)
+	}
+	p.Legend.Top, p.Legend.Left = true, true
+	p.NominalX(names...)
+	p.X.Tick.Label.Rotation = math.Pi / 6
+	p.X.Tick.Label.XAlign = draw.XRight
+	p.X.Tick.Label.YAlign = draw.YCenter
+	p.Add(plotter.NewGrid())
+	return p, 11 * vg.Inch, 5 * vg.Inch, nil
+}
+
+// plotRatios draws Shale's median ops/s as a fraction of each peer's, per
+// test: the figure that survives a noisy machine.
+func plotRatios(r *results) (*plot.Plot, vg.Length, vg.Length, error) {
+	rows := summarizeThroughput(r.Throughput)
+	p := plot.New()
+	p.Title.Text = "Shale's ops/s as a fraction of each peer's (median over rounds)"
+	p.Y.Label.Text = "Shale / peer"
+	p.Y.Min = 0
+	names := make([]string, len(rows))
+	for i, row := range rows {
+		names[i] = row.Test
+	}
+	width := vg.Points(14)
+	for i, peer := range []string{"redis", "ceiling"} {
+		vals := make(plotter.Values, len(rows))
+		for j, row := range rows {
+			if row.Median[peer] > 0 {
+				vals[j] = row.Median["shale"] / row.Median[peer]
+			}
+		}
+		bars, err := plotter.NewBarChart(vals, width)
+		if err != nil {
+			return nil, 0, 0, err
+		}
+		bars.LineStyle.Width = 0
+		bars.Color = serverColors[peer]
+		bars.Offset = (vg.Length(i) - 0.5) * width
+		p.Add(bars)
+		p.Legend.Add("Shale / "+serverLabels[peer], bars)
+	}
+	p.Y.Max = math.Max(p.Y.Max*1.25, 1.1)
+	parity, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: 1}, {X: float64(len(rows)) - 0.5, Y: 1}})
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	parity.Dashes = plotutil.Dashes(1)
+	p.Add(parity)
+	p.Legend.Add("parity", parity)
+	p.Legend.Top = true
+	p.NominalX(names...)
+	p.X.Tick.Label.Rotation = math.Pi / 6
+	p.X.Tick.Label.XAlign = draw.XRight
+	p.X.Tick.Label.YAlign = draw.YCenter
+	p.Add(plotter.NewGrid())
+	return p, 11 * vg.Inch, 4 * vg.Inch, nil
+}
+
+// plotDels draws DEL p50 against the number of elements, log-log, one line
+// per server and type.
+func plotDels(r *results) (*plot.Plot, vg.Length, vg.Length, error) {
+	p := plot.New()
+	p.Title.Text = "DEL round trip (p50) against key size"
+	p.X.Label.Text = "elements in the key"
+	p.Y.Label.Text = "DEL latency, ms"
+	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
+	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
+	for ti, t := range bigKeyTypes {
+		for _, srv := range []string{"shale", "redis"} {
+			var xys plotter.XYs
+			for _, d := range r.Dels {
+				if d.Server == srv && d.Type == t.Name {
+					xys = append(xys, plotter.XY{X: float64(d.Elements), Y: float64(d.P50()) / 1e6})
+				}
+			}
+			if len(xys) == 0 {
+				continue
+			}
+			sort.Slice(xys, func(i, j int) bool { return xys[i].X < xys[j].X })
+			line, points, err := plotter.NewLinePoints(xys)
+			if err != nil {
+				return nil, 0, 0, err
+			}
+			line.Color = serverColors[srv]
+			line.Dashes = plotutil.Dashes(ti)
+			points.Color = serverColors[srv]
+			points.Shape = plotutil.Shape(ti)
+			p.Add(line, points)
+			p.Legend.Add(serverLabels[srv]+" "+t.Name, line, points)
+		}
+	}
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Add(plotter.NewGrid())
+	return p, 7 * vg.Inch, 5 * vg.Inch, nil
+}
+
+// plotReclaim draws the subkey CF's SST size after the DEL, with the
+// pre-insert size and the 10% band.
+func plotReclaim(r *results) (*plot.Plot, vg.Length, vg.Length, error) {
+	rc := r.Reclaim
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("subkey CF SST size after DEL of a %d-field hash", rc.Fields)
+	p.X.Label.Text = "seconds after DEL"
+	p.Y.Label.Text = "MiB"
+	p.Y.Min = 0
+	toMiB := func(b int64) float64 { return float64(b) / (1 << 20) }
+	xys := make(plotter.XYs, len(rc.Samples))
+	for i, s := range rc.Samples {
+		xys[i] = plotter.XY{X: s.Seconds, Y: toMiB(s.Bytes)}
+	}
+	line, err := plotter.NewLine(xys)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	line.Color = serverColors["shale"]
+	line.Width = vg.Points(2)
+	p.Add(line)
+	p.Legend.Add("subkey SST bytes", line)
+	last := rc.Samples[len(rc.Samples)-1].Seconds
+	for i, h := range []struct {
+		label string
+		y     float64
+	}{
+		{"before DEL", toMiB(rc.PreDel)},
+		{"pre-insert + 10%", toMiB(rc.PreInsert) * 1.1},
+		{"pre-insert", toMiB(rc.PreInsert)},
+	} {
+		hl, err := plotter.NewLine(plotter.XYs{{X: 0, Y: h.y}, {X: last, Y: h.y}})
+		if err != nil {
+			return nil, 0, 0, err
+		}
+		hl.Color = color.Gray{Y: uint8(60 + 50*i)}
+		hl.Dashes = plotutil.Dashes(i + 1)
+		p.Add(hl)
+		p.Legend.Add(h.label, hl)
+	}
+	p.Y.Max *= 1.5 // room for the title and the legend above the lines
+	p.Legend.Top = true
+	p.Add(plotter.NewGrid())
+	return p, 7 * vg.Inch, 4 * vg.Inch, nil
+}
+
+// plotMemory draws the server's RSS over the run with the target bound.
+func plotMemory(r *results) (*plot.Plot, vg.Length, vg.Length, error) {
+	m, c := r.Memory, r.Opts.Memory
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("Shale RSS: %d MiB block cache, %d MiB of data", c.BlockCacheBytes>>20, c.DataBytes>>20)
+	p.X.Label.Text = "seconds (load, then mixed HGET/HSET)"
+	p.Y.Label.Text = "MiB"
+	p.Y.Min = 0
+	for _, phase := range []string{"load", "mixed"} {
+		var xys plotter.XYs
+		for _, s := range m.RSSSamples {
+			if s.Phase == phase {
+				xys = append(xys, plotter.XY{X: s.Seconds, Y: float64(s.Bytes) / (1 << 20)})
+			}
+		}
+		if len(xys) == 0 {
+			continue
+		}
+		line, err := plotter.NewLine(xys)
+		if err != nil {
+			return nil, 0, 0, err
+		}
+		line.Color = serverColors["shale"]
+		line.Width = vg.Points(2)
+		if phase == "load" {
+			line.Color = serverColors["ceiling"]
+		}
+		p.Add(line)
+		p.Legend.Add("RSS, "+phase, line)
+	}
+	if n := len(m.RSSSamples); n > 0 {
+		last := m.RSSSamples[n-1].Seconds
+		for i, h := range []struct {
+			label string
+			y     int64
+		}{
+			{"target: cache + memtables + 256 MiB", c.Target()},
+			{"block cache + memtable budget", c.BlockCacheBytes + c.MemtableBudget()},
+		} {
+			y := float64(h.y) / (1 << 20)
+			hl, err := plotter.NewLine(plotter.XYs{{X: 0, Y: y}, {X: last, Y: y}})
+			if err != nil {
+				return nil, 0, 0, err
+			}
+			hl.Color = color.Gray{Y: uint8(60 + 60*i)}
+			hl.Dashes = plotutil.Dashes(i + 1)
+			p.Add(hl)
+			p.Legend.Add(h.label, hl)
+		}
+	}
+	p.Y.Max *= 1.15 // room for the title
+	p.Add(plotter.NewGrid())
+	return p, 7 * vg.Inch, 4 * vg.Inch, nil
+}
