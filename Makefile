@@ -33,7 +33,9 @@ ROCKSDB_REL := $(ROCKSDB_DIR)/release
 ROCKSDB_LINK ?= $(if $(wildcard $(ROCKSDB_REL)/lib/librocksdb.a),release,system)
 ifeq ($(ROCKSDB_LINK),release)
 LINKTAGS    := grocksdb_no_link
-export CGO_CFLAGS  := -O2 -I$(ROCKSDB_REL)/include
+# Go's build cache knows the flags, not the archive: the archive's mtime in a
+# define makes a rebuilt librocksdb.a relink every binary.
+export CGO_CFLAGS  := -O2 -I$(ROCKSDB_REL)/include -DSHALE_ROCKSDB_STAMP=$(shell stat -c %Y $(ROCKSDB_REL)/lib/librocksdb.a)
 export CGO_LDFLAGS := $(ROCKSDB_REL)/lib/librocksdb.a -lstdc++ -lm -lz -lsnappy -llz4 -lzstd -lbz2 -lpthread -ldl
 # The e2e tests build the server with `go build $$SHALE_BUILD_FLAGS`.
 export SHALE_BUILD_FLAGS := $(strip $(SHALE_BUILD_FLAGS) -tags=$(LINKTAGS))
