@@ -29,10 +29,32 @@ NODE_DIR  := tests/clients/node
 NODE_DEPS := $(NODE_DIR)/node_modules/.package-lock.json
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
+# RocksDB: Debian's shared librocksdb by default. `make rocksdb-release` builds
+# the same version from Debian's source package with DEBUG_LEVEL=0 into
+# .rocksdb/release; while its librocksdb.a exists, every target links it
+# statically (tag grocksdb_no_link, which drops grocksdb's own -lrocksdb).
+# ROCKSDB_LINK=system forces the system library anyway; `rm -rf .rocksdb` goes back
+# for good.
+ROCKSDB_DIR := $(CURDIR)/.rocksdb
+ROCKSDB_REL := $(ROCKSDB_DIR)/release
+ROCKSDB_LINK ?= $(if $(wildcard $(ROCKSDB_REL)/lib/librocksdb.a),release,system)
+ifeq ($(ROCKSDB_LINK),release)
+LINKTAGS    := grocksdb_no_link
+# Go's build cache knows the flags, not the archive: the archive's mtime in a
+# define makes a rebuilt librocksdb.a relink every binary.
+export CGO_CFLAGS  := -O2 -I$(ROCKSDB_REL)/include -DSHALE_ROCKSDB_STAMP=$(shell stat -c %Y $(ROCKSDB_REL)/lib/librocksdb.a)
+export CGO_LDFLAGS := $(ROCKSDB_REL)/lib/librocksdb.a -lstdc++ -lm -lz -lsnappy -llz4 -lzstd -lbz2 -lpthread -ldl
+# The e2e tests build the server with `go build $$SHALE_BUILD_FLAGS`.
+export SHALE_BUILD_FLAGS := $(strip $(SHALE_BUILD_FLAGS) -tags=$(LINKTAGS))
+else
+LINKTAGS    :=
 export CGO_CFLAGS  ?= -O2
 export CGO_LDFLAGS ?= -lrocksdb -lstdc++ -lm -lz -lsnappy -llz4 -lzstd -lbz2
+endif
+# Every go command gets BUILDTAGS; the unit tests add TAGS.
+BUILDTAGS   := $(LINKTAGS)
 
-.PHONY: deps deps-run build run test unit e2e lint fuzz soak bench bench-compare clean
+.PHONY: deps deps-run build run test unit e2e lint fuzz soak bench bench-compare clean rocksdb-release
 
 # deps-run installs what `make run` needs; deps adds redis-server and the
 # client libraries for the e2e tests. Both do nothing when every package is
@@ -47,7 +69,7 @@ $(NODE_DEPS): $(NODE_DIR)/package.json $(NODE_DIR)/package-lock.json | deps
 	@touch $@
 
 build: deps-run
-	$(GO) build -o bin/ ./cmd/...
+	$(GO) build -tags '$(BUILDTAGS)' -o bin/ ./cmd/...
 
 run: build
 	./bin/shale-server --bind 127.0.0.1 --port 6379 --dir ./data
@@ -55,20 +77,20 @@ run: build
 lint: deps
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
-	$(GO) vet ./...
-	$(GO) test -count=1 -run TestLayering ./tests
+	$(GO) vet -tags '$(BUILDTAGS)' ./...
+	$(GO) test -tags '$(BUILDTAGS)' -count=1 -run TestLayering ./tests
 
 unit: deps
-	$(GO) test -race -tags '$(TAGS)' $$($(GO) list ./... | grep -v /tests)
+	$(GO) test -race -tags '$(strip $(TAGS) $(BUILDTAGS))' $$($(GO) list ./... | grep -v /tests)
 
 e2e: deps $(NODE_DEPS)
-	$(GO) test -race -count=1 -timeout 20m ./tests/...
+	$(GO) test -race -tags '$(BUILDTAGS)' -count=1 -timeout 20m ./tests/...
 
 test: lint unit e2e
 
 fuzz: deps
 	@for t in $(FUZZ); do \
-	  $(GO) test ./$${t%%:*} -run '^$$' -fuzz "^$${t##*:}$$" -fuzztime $(FUZZTIME) || exit 1; \
+	  $(GO) test -tags '$(BUILDTAGS)' ./$${t%%:*} -run '^$$' -fuzz "^$${t##*:}$$" -fuzztime $(FUZZTIME) || exit 1; \
 	done
 
 # soak runs the long, bounded tests that `make test` skips: 100 clients of
@@ -76,13 +98,20 @@ fuzz: deps
 # throughput and latency percentiles in the output; then the model-based
 # test for MODELRUNS x MODELOPS operations.
 soak: deps
-	SHALE_SOAK=$(SOAKTIME) $(GO) test -count=1 -timeout 30m -v -run 'Soak' ./tests/
+	SHALE_SOAK=$(SOAKTIME) $(GO) test -tags '$(BUILDTAGS)' -count=1 -timeout 30m -v -run 'Soak' ./tests/
 	SHALE_MODEL_OPS=$(MODELOPS) SHALE_MODEL_RUNS=$(MODELRUNS) SHALE_MODEL_SEED=$(MODELSEED) \
-	  $(GO) test -count=1 -timeout $(MODELTIMEOUT) -v -run '^TestModel$$' ./tests/
+	  $(GO) test -tags '$(BUILDTAGS)' -count=1 -timeout $(MODELTIMEOUT) -v -run '^TestModel$$' ./tests/
 
 bench: deps
-	$(GO) test -run '^$$' -bench . -skip '$(HEAVY)' -benchmem -benchtime $(BENCHTIME) -timeout 60m ./...
-	$(GO) test -run '^$$' -bench '$(HEAVY)' -benchmem -benchtime $(HEAVYTIME) -timeout 60m ./server/types ./tests
+	$(GO) test -tags '$(BUILDTAGS)' -run '^$$' -bench . -skip '$(HEAVY)' -benchmem -benchtime $(BENCHTIME) -timeout 60m ./...
+	$(GO) test -tags '$(BUILDTAGS)' -run '^$$' -bench '$(HEAVY)' -benchmem -benchtime $(HEAVYTIME) -timeout 60m ./server/types ./tests
+
+# rocksdb-release builds RocksDB (the installed librocksdb-dev's version, from
+# Debian's source package) with DEBUG_LEVEL=0 into .rocksdb/release; 12 to 25
+# minutes on 2 cores, once. It does nothing when the library is there. CI never
+# runs it.
+rocksdb-release:
+	@./.ci/rocksdb-release $(ROCKSDB_DIR)
 
 # bench-compare runs cmd/shale-bench-compare: redis-benchmark against Shale,
 # redis-server and an in-memory Go ceiling in alternating rounds, big-key DEL

@@ -107,3 +107,15 @@ func TestCeilingServer(t *testing.T) {
 		}
 	}
 }
+
+func TestKeepHandWritten(t *testing.T) {
+	old := "# Benchmarks\n\nold tables\n\n" + handWrittenMarker + "\n\n## Release build\n\nkept\n"
+	got := keepHandWritten("# Benchmarks\n\nnew tables\n", old)
+	want := "# Benchmarks\n\nnew tables\n\n" + handWrittenMarker + "\n\n## Release build\n\nkept\n"
+	if got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got := keepHandWritten("new\n", "no marker here"); got != "new\n" {
+		t.Errorf("without a marker: got %q", got)
+	}
+}

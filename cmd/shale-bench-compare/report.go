@@ -39,7 +39,25 @@ func writeReport(r *results) error {
 	if err != nil {
 		rel = r.Opts.Out
 	}
-	return os.WriteFile(r.Opts.Doc, []byte(benchmarksDoc(r, tables, plots, rel)), 0o644)
+	doc := benchmarksDoc(r, tables, plots, rel)
+	if old, err := os.ReadFile(r.Opts.Doc); err == nil {
+		doc = keepHandWritten(doc, string(old))
+	}
+	return os.WriteFile(r.Opts.Doc, []byte(doc), 0o644)
+}
+
+// handWrittenMarker starts the part of docs/BENCHMARKS.md that a re-run
+// keeps: sections measured by other means (the release build of RocksDB).
+const handWrittenMarker = "<!-- Everything below this line is written by hand; make bench-compare keeps it. -->"
+
+// keepHandWritten appends to the generated doc the hand-written part of the
+// old one, from handWrittenMarker on.
+func keepHandWritten(doc, old string) string {
+	i := strings.Index(old, handWrittenMarker)
+	if i < 0 {
+		return doc
+	}
+	return strings.TrimRight(doc, "\n") + "\n\n" + old[i:]
 }
 
 func writeCSV(path string, header []string, rows [][]string) error {
