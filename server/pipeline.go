@@ -20,8 +20,8 @@ import (
 // Each reply is exactly what the command would get alone: a command joins
 // only when none of its keys was touched earlier in the group, and the group
 // holds the keys until its commit, so no one else sees them in between. If
-// the commit fails, nothing of the group was written, and every one of its
-// replies is replaced by the error.
+// the commit fails, nothing of the group was written, and the reply of each
+// command that wrote is replaced by the error (rewriteReplies).
 
 // maxGroupCommands bounds a group, and so the time its locks are held and
 // the size of its batch.
@@ -43,6 +43,17 @@ type pipelineGroup struct {
 	// replies are where each command's reply lies in redcon's buffer, and
 	// whether the command wrote, for a failed commit.
 	replies []groupReply
+	// view is base's view in g (types.DB.InGroup), kept so that grouped
+	// commands do not allocate one each.
+	view, base *types.DB
+}
+
+// viewOf returns db's view in the group.
+func (p *pipelineGroup) viewOf(db *types.DB) *types.DB {
+	if p.base != db {
+		p.view, p.base = db.InGroup(p.g), db
+	}
+	return p.view
 }
 
 // groupReply is one grouped command's reply: buf[start:end] of redcon's
@@ -86,22 +97,19 @@ func (s *Server) groupDB(c *Client, conn redcon.Conn, cmd *Command, args [][]byt
 	for i, at := range pos {
 		keys[i] = store.LockKey{DB: db.Index(), Key: args[at]}
 	}
-	for try := 0; try < 2; try++ {
-		fresh := !p.g.Active()
+	if p.g.Active() {
 		if p.g.TryLock(keys...) {
-			if fresh {
-				p.mark = len(p.wr.Buffer())
-			}
-			return db.InGroup(p.g)
-		}
-		if fresh {
-			return nil // another client holds a key: wait for it alone
+			return p.viewOf(db)
 		}
 		// An earlier command of the group holds a key, or another client
 		// does: write the group, then try again as the first of a new one.
 		s.commitGroup(c, conn)
 	}
-	return nil
+	if !p.g.TryLock(keys...) {
+		return nil // another client holds a key: wait for it alone
+	}
+	p.mark = len(p.wr.Buffer())
+	return p.viewOf(db)
 }
 
 // commitGroup writes the connection's open group, if any, and then signals

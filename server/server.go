@@ -352,7 +352,6 @@ func (s *Server) dispatch(c *Client, conn redcon.Conn, args [][]byte) {
 	if grouped != nil {
 		ctx.DB = grouped
 		replyStart, writesBefore = len(c.pipe.wr.Buffer()), c.pipe.g.Writes()
-		defer func() { c.pipe.joined(replyStart, c.pipe.g.Writes() > writesBefore) }()
 	}
 	start := monoNow()
 	err := cmd.Run(ctx, args)
@@ -366,6 +365,9 @@ func (s *Server) dispatch(c *Client, conn redcon.Conn, args [][]byte) {
 			s.diskLog.Error().Err(err).Str("cmd", name).Msg("write refused by the disk")
 		}
 		s.replyError(conn, replyError(text))
+	}
+	if grouped != nil {
+		c.pipe.joined(replyStart, c.pipe.g.Writes() > writesBefore)
 	}
 }
 

@@ -375,15 +375,9 @@ func (m *model) apply(op modelOp) any {
 		if v == nil {
 			return int64(0)
 		}
-		removed := 0
-		for _, f := range a[2:] {
-			if _, had := v.hash[f]; had {
-				delete(v.hash, f)
-				removed++
-			}
-		}
+		removed := removeAll(v.hash, a[2:])
 		emptied(v)
-		return int64(removed)
+		return removed
 	case "LPUSH", "RPUSH":
 		v, ok := typed("list")
 		if !ok {
@@ -476,15 +470,9 @@ func (m *model) apply(op modelOp) any {
 		if v == nil {
 			return int64(0)
 		}
-		removed := 0
-		for _, e := range a[2:] {
-			if v.set[e] {
-				delete(v.set, e)
-				removed++
-			}
-		}
+		removed := removeAll(v.set, a[2:])
 		emptied(v)
-		return int64(removed)
+		return removed
 	case "ZADD":
 		v, ok := typed("zset")
 		if !ok {
@@ -509,15 +497,9 @@ func (m *model) apply(op modelOp) any {
 		if v == nil {
 			return int64(0)
 		}
-		removed := 0
-		for _, e := range a[2:] {
-			if _, had := v.zset[e]; had {
-				delete(v.zset, e)
-				removed++
-			}
-		}
+		removed := removeAll(v.zset, a[2:])
 		emptied(v)
-		return int64(removed)
+		return removed
 	case "ZINCRBY":
 		v, ok := typed("zset")
 		if !ok {
@@ -802,4 +784,17 @@ func (g *opGen) lazyFollowUp(db int, key string) (int, []string) {
 		return db, []string{"EXISTS", key}
 	}
 	return db, []string{"DEL", key}
+}
+
+// removeAll deletes names from m and returns how many were there: HDEL,
+// SREM and ZREM's reply.
+func removeAll[V any](m map[string]V, names []string) int64 {
+	var n int64
+	for _, name := range names {
+		if _, had := m[name]; had {
+			delete(m, name)
+			n++
+		}
+	}
+	return n
 }

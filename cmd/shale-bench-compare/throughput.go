@@ -18,7 +18,6 @@ const mainTests = "set,get,incr,lpush,rpush,lpop,sadd,hset,zadd,lrange_100"
 type workload struct {
 	Suffix      string   // appended to each test name in the report: "", " -P16", " -d1024"
 	Tests       string   // -t, for shale and redis
-	CeilingOK   bool     // the ceiling server runs it too (with -t set,get)
 	Requests    int      // -n
 	ExtraArgs   []string // -P 16, -d 1024
 	Description string

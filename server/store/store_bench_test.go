@@ -8,12 +8,14 @@ import (
 	"github.com/shaledb/shale/server/store/storetest"
 )
 
-// BenchmarkGet reads one metadata record of 100,000, as every command's load
-// does: the floor under a command's cost.
-func BenchmarkGet(b *testing.B) {
+// benchRecords is how many metadata records openFilled writes.
+const benchRecords = 100_000
+
+// openFilled opens a store holding benchRecords metadata records,
+// key:0 ... key:99999.
+func openFilled(b *testing.B) *store.Store {
 	st := storetest.Open(b, nil)
-	const n = 100_000
-	for i := 0; i < n; i += 1000 {
+	for i := 0; i < benchRecords; i += 1000 {
 		bt := st.NewBatch()
 		for j := i; j < i+1000; j++ {
 			bt.Put(store.CFMeta, []byte("key:"+strconv.Itoa(j)), []byte("value"))
@@ -23,6 +25,14 @@ func BenchmarkGet(b *testing.B) {
 		}
 		bt.Release()
 	}
+	return st
+}
+
+// BenchmarkGet reads one metadata record of 100,000, as every command's load
+// does: the floor under a command's cost.
+func BenchmarkGet(b *testing.B) {
+	st := openFilled(b)
+	const n = benchRecords
 	keys := make([][]byte, n)
 	for i := range keys {
 		keys[i] = []byte("key:" + strconv.Itoa((i*7919)%n))
@@ -79,18 +89,8 @@ func benchWrites(b *testing.B, grouped bool) {
 // BenchmarkGetMissing reads keys that are not there, as SET, HSET and SADD
 // of a new key or member do.
 func BenchmarkGetMissing(b *testing.B) {
-	st := storetest.Open(b, nil)
-	const n = 100_000
-	for i := 0; i < n; i += 1000 {
-		bt := st.NewBatch()
-		for j := i; j < i+1000; j++ {
-			bt.Put(store.CFMeta, []byte("key:"+strconv.Itoa(j)), []byte("value"))
-		}
-		if err := st.Write(bt); err != nil {
-			b.Fatal(err)
-		}
-		bt.Release()
-	}
+	st := openFilled(b)
+	const n = benchRecords
 	keys := make([][]byte, n)
 	for i := range keys {
 		keys[i] = []byte("nokey:" + strconv.Itoa(i))
