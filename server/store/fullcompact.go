@@ -7,8 +7,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/linxGnu/grocksdb"
-
 	"github.com/shaledb/shale/conf"
 )
 
@@ -156,10 +154,8 @@ func (f *fullCompactor) compactAll(window conf.Window) {
 	log.Info().Str("window", window.String()).Int("ranges", len(ranges)).Uint64("sst_bytes", total).
 		Str("max_bytes_per_sec", rate.String()).Msg("full compaction started")
 
-	opt := grocksdb.NewCompactRangeOptions()
+	opt := newForcedCompactOptions()
 	defer opt.Destroy()
-	opt.SetBottommostLevelCompaction(grocksdb.KForce)
-	opt.SetExclusiveManualCompaction(false)
 	var done uint64
 	lastLog := start
 	for i, r := range ranges {
@@ -168,7 +164,7 @@ func (f *fullCompactor) compactAll(window conf.Window) {
 				Msg("full compaction cancelled")
 			return
 		}
-		f.s.db.CompactRangeCFOpt(f.s.cfs[r.cf], grocksdb.Range{Start: r.start, Limit: r.end}, opt)
+		f.s.compactFiltered(r.cf, r.start, r.end, opt)
 		done += r.bytes
 		if time.Since(lastLog) >= progressEvery {
 			lastLog = time.Now()

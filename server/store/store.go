@@ -267,9 +267,8 @@ func (s *Store) Owner(uid uint64) (compaction.Owner, error) {
 // GCStats returns the compaction filters' counters.
 func (s *Store) GCStats() compaction.Stats { return s.gc.Stats() }
 
-// Compact runs a full manual compaction of every column family, forcing the
-// bottommost level through the filters (a plain CompactRange could be a
-// trivial move that rewrites, and so reclaims, nothing).
+// Compact runs a full manual compaction of every column family, through
+// compactFiltered, so that every record on disk passes the filters.
 //
 // It logs the SST bytes before and after and the time it took, and a
 // progress line every few seconds while it runs.
@@ -278,36 +277,33 @@ func (s *Store) Compact() {
 		return
 	}
 	defer s.endManual()
-	opt := grocksdb.NewCompactRangeOptions()
+	opt := newForcedCompactOptions()
 	defer opt.Destroy()
-	opt.SetBottommostLevelCompaction(grocksdb.KForce)
-	opt.SetExclusiveManualCompaction(false)
 	start, before := time.Now(), s.totalSSTBytes()
 	var current atomic.Int32 // the CF being compacted, for the progress line
 	done := s.trackJob("full compaction", progressEvery, func(e *zerolog.Event) {
 		e.Str("cf", CF(current.Load()).String()).Uint64("pending_compaction_bytes", s.pendingCompactionBytes()).
 			Uint64("sst_bytes", s.totalSSTBytes())
 	})
-	for cf, h := range s.cfs {
+	for _, cf := range AllCFs() {
 		current.Store(int32(cf))
-		s.db.CompactRangeCFOpt(h, grocksdb.Range{}, opt)
+		s.compactFiltered(cf, nil, nil, opt)
 	}
 	done()
 	s.log.Info().Dur("took", time.Since(start)).Uint64("sst_bytes_before", before).
 		Uint64("sst_bytes_after", s.totalSSTBytes()).Msg("full compaction done")
 }
 
-// CompactRange compacts [lower, upper) of one CF, forcing the bottommost level.
+// CompactRange compacts the keys of one CF in [lower, upper] (nil:
+// unbounded) through compactFiltered.
 func (s *Store) CompactRange(cf CF, lower, upper []byte) {
 	if !s.beginManual() {
 		return
 	}
 	defer s.endManual()
-	opt := grocksdb.NewCompactRangeOptions()
+	opt := newForcedCompactOptions()
 	defer opt.Destroy()
-	opt.SetBottommostLevelCompaction(grocksdb.KForce)
-	opt.SetExclusiveManualCompaction(false)
-	s.db.CompactRangeCFOpt(s.cfs[cf], grocksdb.Range{Start: lower, Limit: upper}, opt)
+	s.compactFiltered(cf, lower, upper, opt)
 }
 
 // CancelManualCompactions makes the manual compactions under way return
@@ -365,13 +361,21 @@ func (s *Store) BlockCacheUsage() (usage, capacity uint64) {
 
 // Flush writes every memtable to SST files and waits for it.
 func (s *Store) Flush() error {
+	for _, cf := range AllCFs() {
+		if err := s.flushCF(cf); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// flushCF writes one CF's memtables to SST files and waits for it.
+func (s *Store) flushCF(cf CF) error {
 	fo := grocksdb.NewDefaultFlushOptions()
 	defer fo.Destroy()
 	fo.SetWait(true)
-	for _, h := range s.cfs {
-		if err := s.db.FlushCF(h, fo); err != nil {
-			return fmt.Errorf("store: flush: %w", err)
-		}
+	if err := s.db.FlushCF(s.cfs[cf], fo); err != nil {
+		return fmt.Errorf("store: flush %s: %w", cf, err)
 	}
 	return nil
 }
