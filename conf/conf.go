@@ -87,6 +87,10 @@ type Storage struct {
 	// sub-directory each. Default "./backup"; must not be empty. Keep it on
 	// the same filesystem as Dir: SST files are then hard links, not copies.
 	BackupDir string `toml:"backup_dir"`
+	// MetadataCacheBytes bounds Shale's in-memory cache of key metadata
+	// records, which spares most commands a RocksDB read. Default 32 MiB;
+	// 0 turns it off.
+	MetadataCacheBytes ByteSize `toml:"metadata_cache_bytes"`
 }
 
 // RocksDB is the [rocksdb] section. Its per-column-family options apply to
@@ -306,8 +310,9 @@ func Default() Config {
 			ClientOutputBufferLimit: GiB,
 		},
 		Storage: Storage{
-			Dir:       "./data",
-			BackupDir: "./backup",
+			Dir:                "./data",
+			BackupDir:          "./backup",
+			MetadataCacheBytes: 32 * MiB,
 		},
 		RocksDB: RocksDB{
 			BlockCacheBytes:                 256 * MiB,

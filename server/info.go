@@ -249,6 +249,10 @@ func infoMemory(s *Server, w *infoWriter) {
 	w.uint("rocksdb_block_cache_usage", m.blockCache)
 	w.uint("rocksdb_memtables", m.memtables)
 	w.uint("rocksdb_table_readers", m.tabRd)
+	mc := s.st.MetaCacheStats()
+	w.int("metadata_cache_bytes", mc.Bytes)
+	w.int("metadata_cache_max_bytes", mc.MaxBytes)
+	w.int("metadata_cache_entries", mc.Entries)
 	w.int("maxmemory", 0)
 	w.str("maxmemory_human", "0B")
 	w.str("maxmemory_policy", "noeviction")
@@ -327,6 +331,11 @@ func infoStats(s *Server, w *infoWriter) {
 	// Shale's own: how pipelined commands shared their writes.
 	w.int("pipeline_group_commits", st.groupCommits.Load())
 	w.int("pipeline_grouped_commands", st.groupedCommands.Load())
+	// Shale's own: reads of key metadata served from memory.
+	mc := s.st.MetaCacheStats()
+	w.uint("metadata_cache_hits", mc.Hits)
+	w.uint("metadata_cache_misses", mc.Misses)
+	w.uint("metadata_cache_evictions", mc.Evictions)
 }
 
 func infoReplication(_ *Server, w *infoWriter) {

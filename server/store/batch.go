@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/linxGnu/grocksdb"
-
 	"github.com/shaledb/shale/metadata"
 )
 
@@ -13,11 +11,21 @@ import (
 // A Batch is not safe for concurrent use. Release it after Write.
 type Batch struct {
 	s        *Store
-	wb       *grocksdb.WriteBatch
+	rep      batchRep
 	deltas   []counterDelta
 	resets   []int
 	reclaims []uint64
 	buf      []byte
+	// The metadata the batch writes, for the metadata cache: the records
+	// put and deleted, in order, and whether a range of them is deleted.
+	metaOps   []metaOp
+	metaRange bool
+}
+
+// metaOp is one metadata record a batch puts (found) or deletes.
+type metaOp struct {
+	key, val []byte
+	found    bool
 }
 
 type counterDelta struct {
@@ -26,7 +34,11 @@ type counterDelta struct {
 	delta   int64
 }
 
-var batchPool = sync.Pool{New: func() any { return &Batch{wb: grocksdb.NewWriteBatch()} }}
+var batchPool = sync.Pool{New: func() any { return new(Batch) }}
+
+// maxPooledBatchBytes keeps the pool from holding on to the buffer of an
+// exceptionally big batch.
+const maxPooledBatchBytes = 1 << 20
 
 // NewBatch returns an empty batch.
 func (s *Store) NewBatch() *Batch {
@@ -37,21 +49,47 @@ func (s *Store) NewBatch() *Batch {
 
 // Release returns the batch to the pool; it must not be used afterwards.
 func (b *Batch) Release() {
-	b.wb.Clear()
+	b.rep.reset()
+	if cap(b.rep.buf) > maxPooledBatchBytes {
+		b.rep.buf = nil
+	}
 	b.deltas, b.resets, b.reclaims, b.buf = b.deltas[:0], b.resets[:0], b.reclaims[:0], b.buf[:0]
+	clear(b.metaOps)
+	b.metaOps, b.metaRange = b.metaOps[:0], false
 	b.s = nil
 	batchPool.Put(b)
 }
 
 // Put writes key=val in cf. Both slices are copied into the batch.
-func (b *Batch) Put(cf CF, key, val []byte) { b.wb.PutCF(b.s.cfs[cf], key, val) }
+func (b *Batch) Put(cf CF, key, val []byte) {
+	b.rep.put(b.s.cfIDs[cf], key, val)
+	b.noteMeta(cf, key, val, true)
+}
 
 // Delete removes key from cf.
-func (b *Batch) Delete(cf CF, key []byte) { b.wb.DeleteCF(b.s.cfs[cf], key) }
+func (b *Batch) Delete(cf CF, key []byte) {
+	b.rep.delete(b.s.cfIDs[cf], key)
+	b.noteMeta(cf, key, nil, false)
+}
 
 // DeleteRange removes [lower, upper) from cf.
 func (b *Batch) DeleteRange(cf CF, lower, upper []byte) {
-	b.wb.DeleteRangeCF(b.s.cfs[cf], lower, upper)
+	b.rep.deleteRange(b.s.cfIDs[cf], lower, upper)
+	if cf == CFMeta {
+		b.metaRange = true
+	}
+}
+
+// noteMeta remembers a metadata write for the metadata cache.
+func (b *Batch) noteMeta(cf CF, key, val []byte, found bool) {
+	if cf != CFMeta || b.s.meta == nil {
+		return
+	}
+	op := metaOp{key: append([]byte(nil), key...), found: found}
+	if found {
+		op.val = append(make([]byte, 0, len(val)), val...)
+	}
+	b.metaOps = append(b.metaOps, op)
 }
 
 // AddKeys changes db's key counter by delta when the batch is written.
@@ -78,23 +116,24 @@ func (b *Batch) ResetKeys(db int) { b.resets = append(b.resets, db) }
 func (b *Batch) Reclaim(uid uint64) { b.reclaims = append(b.reclaims, uid) }
 
 // Len is the number of writes in the batch.
-func (b *Batch) Len() int { return b.wb.Count() + len(b.deltas) + len(b.resets) }
+func (b *Batch) Len() int { return int(b.rep.count) + len(b.deltas) + len(b.resets) }
 
 // Write applies b atomically, then updates the in-memory counters and queues
-// the reclaims. The batch is still owned by the caller.
+// the reclaims. The batch is still owned by the caller. Concurrent Writes
+// are joined into one DB.Write (see writeQueue).
 func (s *Store) Write(b *Batch) error {
 	select {
 	case <-s.closed:
 		return ErrClosed
 	default:
 	}
-	def := s.cfs[CFDefault]
+	def := s.cfIDs[CFDefault]
 	var zero [8]byte
 	for _, db := range b.resets {
 		b.buf = metadata.AppendCounterKey(b.buf[:0], uint16(db))
-		b.wb.PutCF(def, b.buf, zero[:])
+		b.rep.put(def, b.buf, zero[:])
 		b.buf = metadata.AppendExpiresCounterKey(b.buf[:0], uint16(db))
-		b.wb.PutCF(def, b.buf, zero[:])
+		b.rep.put(def, b.buf, zero[:])
 	}
 	for _, d := range b.deltas {
 		if d.delta == 0 {
@@ -106,14 +145,16 @@ func (s *Store) Write(b *Batch) error {
 			b.buf = metadata.AppendCounterKey(b.buf[:0], uint16(d.db))
 		}
 		var v [8]byte
-		b.wb.MergeCF(def, b.buf, metadata.EncodeCounterDelta(v[:0], d.delta))
+		b.rep.merge(def, b.buf, metadata.EncodeCounterDelta(v[:0], d.delta))
 	}
-	if b.wb.Count() == 0 {
+	if b.rep.count == 0 {
 		return nil
 	}
-	if err := s.db.Write(s.wo, b.wb); err != nil {
+	s.forgetMeta(b)
+	if err := s.writes.write(s, b); err != nil {
 		return fmt.Errorf("%w: %w", ErrWrite, err)
 	}
+	s.cacheMeta(b)
 	for _, db := range b.resets {
 		s.counters.keys[db].Store(0)
 		s.counters.expires[db].Store(0)
@@ -129,4 +170,33 @@ func (s *Store) Write(b *Batch) error {
 		s.reclaim.enqueue(uid)
 	}
 	return nil
+}
+
+// forgetMeta empties the metadata cache's entries of what b writes, before
+// b goes to RocksDB (see metaCache).
+func (s *Store) forgetMeta(b *Batch) {
+	if s.meta == nil {
+		return
+	}
+	if b.metaRange {
+		s.meta.clear()
+	}
+	for _, op := range b.metaOps {
+		s.meta.forget(op.key)
+	}
+}
+
+// cacheMeta caches what b wrote, once RocksDB has it.
+func (s *Store) cacheMeta(b *Batch) {
+	if s.meta == nil {
+		return
+	}
+	if b.metaRange {
+		// Which keys the range held is unknown: cache nothing of b.
+		s.meta.clear()
+		return
+	}
+	for _, op := range b.metaOps {
+		s.meta.written(op.key, op.val, op.found)
+	}
 }

@@ -4,8 +4,8 @@ import "slices"
 
 // Group lets consecutive commands of one client's pipeline share one batch
 // and one DB.Write: with a pipeline of N writes, N-1 trips through RocksDB's
-// write path are saved. That matters when few clients write; with many,
-// RocksDB's own group commit already merges their batches.
+// write path are saved. That matters when few clients write; with many, the
+// writeQueue already joins their batches.
 //
 // Isolation comes from the key locks. The group takes each command's stripes
 // before the command runs and keeps them all until Commit, so no other client
@@ -127,20 +127,18 @@ func (g *Group) Wait(keys ...LockKey) {
 // own.
 func (g *Group) Add(fn func(b *Batch) error) error {
 	b := g.b
-	b.wb.SetSavePoint()
+	mark := b.rep.mark()
 	var room [4]counterDelta
 	saved := append(room[:0], b.deltas...)
-	resets, reclaims := len(b.resets), len(b.reclaims)
+	resets, reclaims, metaOps, metaRange := len(b.resets), len(b.reclaims), len(b.metaOps), b.metaRange
 	if err := fn(b); err != nil {
-		if rerr := b.wb.RollbackToSavePoint(); rerr != nil {
-			// Cannot happen with a save point set; fail loudly if it does.
-			panic("store: group batch rollback: " + rerr.Error())
-		}
+		b.rep.rollback(mark)
 		b.deltas = append(b.deltas[:0], saved...)
 		b.resets, b.reclaims = b.resets[:resets], b.reclaims[:reclaims]
+		clear(b.metaOps[metaOps:])
+		b.metaOps, b.metaRange = b.metaOps[:metaOps], metaRange
 		return err
 	}
-	_ = b.wb.PopSavePoint()
 	g.writes++
 	return nil
 }

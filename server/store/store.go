@@ -40,6 +40,9 @@ type Store struct {
 	counters *counters
 	reclaim  *reclaimer
 	full     *fullCompactor
+	meta     *metaCache // nil when storage.metadata_cache_bytes is 0
+	writes   writeQueue
+	cfIDs    [numCFs]uint32 // RocksDB's ids of the column families
 
 	// manual is held for reading by operations that use the DB from a
 	// goroutine the store does not own (manual compactions, checkpoints);
@@ -75,9 +78,13 @@ func Open(cfg conf.Config, log zerolog.Logger) (*Store, error) {
 		ro:     grocksdb.NewDefaultReadOptions(),
 		wo:     grocksdb.NewDefaultWriteOptions(),
 		gc:     gc,
+		meta:   newMetaCache(int64(cfg.Storage.MetadataCacheBytes)),
 		closed: make(chan struct{}),
 	}
 	copy(s.cfs[:], handles)
+	for i, h := range handles {
+		s.cfIDs[i] = h.ID()
+	}
 	s.wo.SetSync(cfg.Storage.SyncWrites)
 
 	if err := s.checkFormat(); err != nil {
@@ -159,6 +166,25 @@ func (s *Store) Databases() int { return s.cfg.Server.Databases }
 func (s *Store) Get(cf CF, key []byte) ([]byte, bool, error) {
 	return s.get(s.ro, cf, key)
 }
+
+// GetMeta reads one record of the metadata CF through the metadata cache.
+func (s *Store) GetMeta(key []byte) ([]byte, bool, error) {
+	if s.meta == nil {
+		return s.get(s.ro, CFMeta, key)
+	}
+	val, found, known, epoch := s.meta.get(key)
+	if known {
+		return val, found, nil
+	}
+	val, found, err := s.get(s.ro, CFMeta, key)
+	if err == nil {
+		s.meta.fill(key, val, found, epoch)
+	}
+	return val, found, err
+}
+
+// MetaCacheStats returns the metadata cache's counters (zero when it is off).
+func (s *Store) MetaCacheStats() MetaCacheStats { return s.meta.stats() }
 
 func (s *Store) get(ro *grocksdb.ReadOptions, cf CF, key []byte) ([]byte, bool, error) {
 	v, err := s.db.GetPinnedCF(ro, s.cfs[cf], key)

@@ -1,0 +1,125 @@
+package store_test
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/shaledb/shale/server/store"
+	"github.com/shaledb/shale/server/store/storetest"
+)
+
+// TestMetaCacheNeverStale races unlocked readers of the metadata cache with
+// writers and with evictions (the cache holds about one entry per shard,
+// and 64 keys share its 64 shards):
+// once a write is acknowledged, no read may return an older value.
+func TestMetaCacheNeverStale(t *testing.T) {
+	cfg := storetest.Config(t)
+	cfg.Storage.MetadataCacheBytes = 4 << 10
+	st := storetest.Open(t, &cfg)
+	const keys, versions = 64, 400
+	var acked [keys]atomic.Uint64
+	key := func(i int) []byte { return fmt.Appendf(nil, "meta-%d", i) }
+
+	var writers, readers sync.WaitGroup
+	stop := make(chan struct{})
+	for i := range keys {
+		writers.Add(1)
+		go func() {
+			defer writers.Done()
+			for v := uint64(1); v <= versions; v++ {
+				b := st.NewBatch()
+				b.Put(store.CFMeta, key(i), binary.BigEndian.AppendUint64(nil, v))
+				err := st.Write(b)
+				b.Release()
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				acked[i].Store(v)
+			}
+		}()
+	}
+	for r := range 4 {
+		readers.Add(1)
+		go func() {
+			defer readers.Done()
+			for n := r; ; n++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				i := n % keys
+				floor := acked[i].Load()
+				val, found, err := st.GetMeta(key(i))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				var got uint64
+				if found {
+					got = binary.BigEndian.Uint64(val)
+				}
+				if got < floor {
+					t.Errorf("key %d: read version %d after version %d was acknowledged", i, got, floor)
+					return
+				}
+			}
+		}()
+	}
+	writers.Wait()
+	close(stop)
+	readers.Wait()
+	// The joined writes all landed, in order: RocksDB itself has the last
+	// version of every key.
+	for i := range keys {
+		val, found, err := st.Get(store.CFMeta, key(i))
+		if err != nil || !found || binary.BigEndian.Uint64(val) != versions {
+			t.Fatalf("key %d in RocksDB: %x %v %v, want version %d", i, val, found, err, versions)
+		}
+	}
+	if s := st.MetaCacheStats(); s.Hits == 0 || s.Evictions == 0 {
+		t.Fatalf("stats %+v: the race did not use the cache", s)
+	}
+}
+
+// TestMetaCacheGroupRollback: a grouped command that fails leaves nothing of
+// its metadata writes in the cache, and a FLUSHDB-style range deletion
+// empties it.
+func TestMetaCacheGroupRollback(t *testing.T) {
+	st := storetest.Open(t, nil)
+	g := st.NewGroup()
+	if !g.TryLock(store.LockKey{DB: 0, Key: []byte("kept")}, store.LockKey{DB: 0, Key: []byte("undone")}) {
+		t.Fatal("TryLock failed on an idle store")
+	}
+	if err := g.Add(func(b *store.Batch) error { b.Put(store.CFMeta, []byte("kept"), []byte("1")); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	failed := errors.New("command failed")
+	if err := g.Add(func(b *store.Batch) error { b.Put(store.CFMeta, []byte("undone"), []byte("2")); return failed }); err != failed {
+		t.Fatalf("Add = %v, want the command's error", err)
+	}
+	if err := g.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if v, found, err := st.GetMeta([]byte("kept")); err != nil || !found || string(v) != "1" {
+		t.Fatalf("kept = %q %v %v", v, found, err)
+	}
+	if _, found, err := st.GetMeta([]byte("undone")); err != nil || found {
+		t.Fatalf("undone found %v (%v): the rolled-back write reached the cache", found, err)
+	}
+
+	b := st.NewBatch()
+	b.DeleteRange(store.CFMeta, []byte("a"), []byte("z"))
+	if err := st.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	b.Release()
+	if _, found, err := st.GetMeta([]byte("kept")); err != nil || found {
+		t.Fatalf("kept still found (%v) after its range was deleted", err)
+	}
+}

@@ -1,0 +1,81 @@
+package store
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+)
+
+func TestMetaCacheFillLosesToWrites(t *testing.T) {
+	c := newMetaCache(1 << 20)
+	k := []byte("k")
+	if _, _, known, _ := c.get(k); known {
+		t.Fatal("empty cache knows k")
+	}
+
+	// A read that raced with a write must not fill.
+	_, _, _, epoch := c.get(k)
+	c.forget(k)
+	c.fill(k, []byte("old"), true, epoch)
+	if _, _, known, _ := c.get(k); known {
+		t.Fatal("fill after a forget of the shard cached a value")
+	}
+
+	// Nor may it replace what a write cached.
+	_, _, _, epoch = c.get(k)
+	c.written(k, []byte("new"), true)
+	c.fill(k, []byte("old"), true, epoch)
+	if v, found, known, _ := c.get(k); !known || !found || string(v) != "new" {
+		t.Fatalf("get = %q %v %v, want the written value", v, found, known)
+	}
+
+	// A quiet fill is cached, absences included.
+	k2 := []byte("absent")
+	_, _, _, epoch = c.get(k2)
+	c.fill(k2, nil, false, epoch)
+	if _, found, known, _ := c.get(k2); !known || found {
+		t.Fatalf("get absent = found %v known %v, want a cached absence", found, known)
+	}
+
+	// A deletion is cached as an absence; clear forgets everything.
+	c.written(k, nil, false)
+	if _, found, known, _ := c.get(k); !known || found {
+		t.Fatal("a cached deletion reads as present or unknown")
+	}
+	c.clear()
+	if st := c.stats(); st.Entries != 0 || st.Bytes != 0 {
+		t.Fatalf("after clear: %+v", st)
+	}
+}
+
+func TestMetaCacheGetReturnsACopy(t *testing.T) {
+	c := newMetaCache(1 << 20)
+	c.written([]byte("k"), []byte("value"), true)
+	v, _, _, _ := c.get([]byte("k"))
+	v[0] = 'X'
+	if v2, _, _, _ := c.get([]byte("k")); string(v2) != "value" {
+		t.Fatalf("changing a returned value changed the cache: %q", v2)
+	}
+}
+
+func TestMetaCacheBounded(t *testing.T) {
+	const limit = 64 << 10
+	c := newMetaCache(limit)
+	val := bytes.Repeat([]byte("v"), 100)
+	for i := range 10000 {
+		c.written(fmt.Appendf(nil, "key-%d", i), val, true)
+	}
+	st := c.stats()
+	if st.Bytes > limit || st.Entries == 0 || st.Evictions == 0 {
+		t.Fatalf("stats %+v: want at most %d bytes, some entries and evictions", st, limit)
+	}
+	var bytesCounted int64
+	for i := range c.shards {
+		for k, e := range c.shards[i].entries {
+			bytesCounted += entryBytes([]byte(k), e.val)
+		}
+	}
+	if bytesCounted != st.Bytes {
+		t.Fatalf("shards account %d bytes, entries hold %d", st.Bytes, bytesCounted)
+	}
+}

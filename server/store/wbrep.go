@@ -1,0 +1,119 @@
+package store
+
+import "encoding/binary"
+
+// batchRep builds a RocksDB write batch in Go memory, in RocksDB's own
+// serialized form (the one its WAL records), so that adding a write to a
+// batch costs no cgo call, and the batches of concurrent commands can be
+// joined by appending bytes before one DB.Write (see writeQueue).
+//
+// Layout (RocksDB db/write_batch.cc, stable across releases since it is
+// the WAL format):
+//
+//	header:  sequence fixed64 LE (0 here; RocksDB sets it) · count fixed32 LE
+//	records: tag u8 · [cf id varint32, when cf != 0] · key varstring · [value varstring]
+//
+// A varstring is a varint32 length and the bytes. The tags used here:
+// RocksDB's ValueType values, on-disk, never renumbered.
+type batchRep struct {
+	buf   []byte
+	count uint32
+}
+
+const (
+	repHeader = 12
+
+	tagDeletion         = 0x0 // key, default CF
+	tagValue            = 0x1 // key, value, default CF
+	tagMerge            = 0x2 // key, value, default CF
+	tagCFDeletion       = 0x4 // cf, key
+	tagCFValue          = 0x5 // cf, key, value
+	tagCFMerge          = 0x6 // cf, key, value
+	tagCFRangeDeletion  = 0xE // cf, begin, end
+	tagRangeDeletion    = 0xF // begin, end, default CF
+	defaultColumnFamily = 0
+)
+
+func (r *batchRep) start(tag, cfTag byte, cf uint32) {
+	if len(r.buf) == 0 {
+		r.buf = append(r.buf, make([]byte, repHeader)...)
+	}
+	if cf == defaultColumnFamily {
+		r.buf = append(r.buf, tag)
+	} else {
+		r.buf = append(r.buf, cfTag)
+		r.buf = binary.AppendUvarint(r.buf, uint64(cf))
+	}
+	r.count++
+}
+
+func (r *batchRep) varstring(b []byte) {
+	r.buf = binary.AppendUvarint(r.buf, uint64(len(b)))
+	r.buf = append(r.buf, b...)
+}
+
+func (r *batchRep) put(cf uint32, key, val []byte) {
+	r.start(tagValue, tagCFValue, cf)
+	r.varstring(key)
+	r.varstring(val)
+}
+
+func (r *batchRep) delete(cf uint32, key []byte) {
+	r.start(tagDeletion, tagCFDeletion, cf)
+	r.varstring(key)
+}
+
+func (r *batchRep) merge(cf uint32, key, val []byte) {
+	r.start(tagMerge, tagCFMerge, cf)
+	r.varstring(key)
+	r.varstring(val)
+}
+
+func (r *batchRep) deleteRange(cf uint32, begin, end []byte) {
+	r.start(tagRangeDeletion, tagCFRangeDeletion, cf)
+	r.varstring(begin)
+	r.varstring(end)
+}
+
+// records returns the records, without the header: what joins another
+// batch's.
+func (r *batchRep) records() []byte {
+	if len(r.buf) == 0 {
+		return nil
+	}
+	return r.buf[repHeader:]
+}
+
+// appendRecords adds another batch's records and count.
+func (r *batchRep) appendRecords(recs []byte, count uint32) {
+	if count == 0 {
+		return
+	}
+	if len(r.buf) == 0 {
+		r.buf = append(r.buf, make([]byte, repHeader)...)
+	}
+	r.buf = append(r.buf, recs...)
+	r.count += count
+}
+
+// bytes returns the whole serialized batch, header included.
+func (r *batchRep) bytes() []byte {
+	if len(r.buf) == 0 {
+		r.buf = append(r.buf, make([]byte, repHeader)...)
+	}
+	clear(r.buf[:8])
+	binary.LittleEndian.PutUint32(r.buf[8:repHeader], r.count)
+	return r.buf
+}
+
+// repMark is a point a batch can roll back to.
+type repMark struct {
+	size  int
+	count uint32
+}
+
+func (r *batchRep) mark() repMark { return repMark{len(r.buf), r.count} }
+
+func (r *batchRep) rollback(m repMark) { r.buf, r.count = r.buf[:m.size], m.count }
+
+func (r *batchRep) reset() { r.buf, r.count = r.buf[:0], 0 }
