@@ -22,10 +22,11 @@ type Batch struct {
 	metaRange bool
 }
 
-// metaOp is one metadata record a batch puts (found) or deletes.
+// metaOp is one metadata record a batch puts (found) or deletes. A record
+// too big for the cache (big) is only forgotten, and its value not kept.
 type metaOp struct {
-	key, val []byte
-	found    bool
+	key, val   []byte
+	found, big bool
 }
 
 type counterDelta struct {
@@ -85,8 +86,8 @@ func (b *Batch) noteMeta(cf CF, key, val []byte, found bool) {
 	if cf != CFMeta || b.s.meta == nil {
 		return
 	}
-	op := metaOp{key: append([]byte(nil), key...), found: found}
-	if found {
+	op := metaOp{key: append([]byte(nil), key...), found: found, big: !b.s.meta.fits(key, val)}
+	if found && !op.big {
 		op.val = append(make([]byte, 0, len(val)), val...)
 	}
 	b.metaOps = append(b.metaOps, op)
@@ -197,6 +198,12 @@ func (s *Store) cacheMeta(b *Batch) {
 		return
 	}
 	for _, op := range b.metaOps {
+		if op.big {
+			// Forget it again: a read between the first forget and the
+			// write may have cached the old value.
+			s.meta.forget(op.key)
+			continue
+		}
 		s.meta.written(op.key, op.val, op.found)
 	}
 }

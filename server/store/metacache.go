@@ -101,8 +101,23 @@ func (c *metaCache) fill(key, val []byte, found bool, epoch uint64) {
 	sh.mu.Unlock()
 }
 
-// put stores an entry; sh.mu is held. val is copied.
+// fits reports whether an entry of key and val may be cached: one entry
+// takes at most an eighth of its shard, so that a big string value neither
+// breaks the bound nor empties a shard.
+func (c *metaCache) fits(key, val []byte) bool {
+	return entryBytes(key, val) <= c.shardMax/8
+}
+
+// put stores an entry; sh.mu is held. val is copied. An entry that does not
+// fit is removed instead.
 func (c *metaCache) put(sh *metaShard, key, val []byte, found bool) {
+	if !c.fits(key, val) {
+		if old, ok := sh.entries[string(key)]; ok {
+			sh.bytes -= entryBytes(key, old.val)
+			delete(sh.entries, string(key))
+		}
+		return
+	}
 	e := metaEntry{found: found}
 	if found {
 		e.val = append(make([]byte, 0, len(val)), val...)

@@ -13,33 +13,40 @@ import (
 )
 
 // TestMetaCacheNeverStale races unlocked readers of the metadata cache with
-// writers and with evictions (the cache holds about one entry per shard,
-// and 64 keys share its 64 shards):
-// once a write is acknowledged, no read may return an older value.
+// writers and with evictions (1024 keys share a cache room for about 500),
+// and with values too big to cache (every eighth key): once a write is
+// acknowledged, no read may return an older value.
 func TestMetaCacheNeverStale(t *testing.T) {
 	cfg := storetest.Config(t)
-	cfg.Storage.MetadataCacheBytes = 4 << 10
+	cfg.Storage.MetadataCacheBytes = 56 << 10
 	st := storetest.Open(t, &cfg)
-	const keys, versions = 64, 400
+	const keys, writerCount, versions = 1024, 16, 60
 	var acked [keys]atomic.Uint64
 	key := func(i int) []byte { return fmt.Appendf(nil, "meta-%d", i) }
+	padding := make([]byte, 200)
 
 	var writers, readers sync.WaitGroup
 	stop := make(chan struct{})
-	for i := range keys {
+	for w := range writerCount {
 		writers.Add(1)
-		go func() {
+		go func() { // writes the keys i with i % writerCount == w
 			defer writers.Done()
 			for v := uint64(1); v <= versions; v++ {
-				b := st.NewBatch()
-				b.Put(store.CFMeta, key(i), binary.BigEndian.AppendUint64(nil, v))
-				err := st.Write(b)
-				b.Release()
-				if err != nil {
-					t.Error(err)
-					return
+				for i := w; i < keys; i += writerCount {
+					b := st.NewBatch()
+					val := binary.BigEndian.AppendUint64(nil, v)
+					if i%8 == 0 {
+						val = append(val, padding...) // too big to cache
+					}
+					b.Put(store.CFMeta, key(i), val)
+					err := st.Write(b)
+					b.Release()
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					acked[i].Store(v)
 				}
-				acked[i].Store(v)
 			}
 		}()
 	}

@@ -59,7 +59,7 @@ func TestMetaCacheGetReturnsACopy(t *testing.T) {
 }
 
 func TestMetaCacheBounded(t *testing.T) {
-	const limit = 64 << 10
+	const limit = 1 << 20
 	c := newMetaCache(limit)
 	val := bytes.Repeat([]byte("v"), 100)
 	for i := range 10000 {
@@ -69,6 +69,17 @@ func TestMetaCacheBounded(t *testing.T) {
 	if st.Bytes > limit || st.Entries == 0 || st.Evictions == 0 {
 		t.Fatalf("stats %+v: want at most %d bytes, some entries and evictions", st, limit)
 	}
+	// A value bigger than an eighth of a shard is not cached, and replaces
+	// the entry it would have updated.
+	c.written([]byte("big"), val, true)
+	if _, _, known, _ := c.get([]byte("big")); !known {
+		t.Fatal("a small value was not cached")
+	}
+	c.written([]byte("big"), bytes.Repeat([]byte("b"), limit/metaCacheShards/4), true)
+	if _, _, known, _ := c.get([]byte("big")); known {
+		t.Fatal("a value bigger than an eighth of a shard was cached, or its old entry kept")
+	}
+	st = c.stats()
 	var bytesCounted int64
 	for i := range c.shards {
 		for k, e := range c.shards[i].entries {
