@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"strconv"
+	"sync/atomic"
 	"testing"
 
 	"github.com/shaledb/shale/server/store"
@@ -104,4 +105,51 @@ func BenchmarkGetMissing(b *testing.B) {
 		}
 		i++
 	}
+}
+
+// BenchmarkGetMetaCached is BenchmarkGet through the metadata cache, once
+// every key has been read: what a command's metadata read costs when the
+// cache holds its key.
+func BenchmarkGetMetaCached(b *testing.B) {
+	st := openFilled(b)
+	const n = benchRecords
+	keys := make([][]byte, n)
+	for i := range keys {
+		keys[i] = []byte("key:" + strconv.Itoa((i*7919)%n))
+		if _, ok, err := st.GetMeta(keys[i]); err != nil || !ok {
+			b.Fatal(ok, err)
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	i := 0
+	for b.Loop() {
+		if _, ok, err := st.GetMeta(keys[i%n]); err != nil || !ok {
+			b.Fatal(ok, err)
+		}
+		i++
+	}
+}
+
+// BenchmarkWriteConcurrent writes one-record batches from 50 goroutines per
+// CPU, as 50 clients do: the write queue joins them.
+func BenchmarkWriteConcurrent(b *testing.B) {
+	st := storetest.Open(b, nil)
+	val := []byte("value")
+	var next atomic.Int64
+	b.ReportAllocs()
+	b.SetParallelism(50)
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			key := []byte("key:" + strconv.Itoa(int(next.Add(1)%100_000)))
+			bt := st.NewBatch()
+			bt.Put(store.CFMeta, key, val)
+			err := st.Write(bt)
+			bt.Release()
+			if err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
 }
