@@ -150,9 +150,7 @@ func (s *Server) rewriteReplies(p *pipelineGroup, text string) {
 		out = append(out, buf[end:r.start]...) // nothing, unless a reply came between
 		if r.wrote {
 			s.stats.countError(text)
-			out = append(out, '-')
-			out = append(out, sanitize(text)...)
-			out = append(out, '\r', '\n')
+			out = redcon.AppendError(out, sanitize(text))
 		} else {
 			out = append(out, buf[r.start:r.end]...)
 		}

@@ -141,6 +141,9 @@ func (f *fullCompactor) compactAll(window conf.Window) {
 	if rate > 0 {
 		chunk = min(chunk, max(uint64(rate), uint64(conf.MiB))) // about a second's worth
 	}
+	// One flush for the whole run: what is written after it is newer than
+	// the run, and a flush per range would only make small L0 files.
+	f.s.flushBeforeCompact(AllCFs()...)
 	var ranges []keyRange
 	var total uint64
 	for _, cf := range AllCFs() {

@@ -311,6 +311,7 @@ func (s *Store) Compact() {
 		e.Str("cf", CF(current.Load()).String()).Uint64("pending_compaction_bytes", s.pendingCompactionBytes()).
 			Uint64("sst_bytes", s.totalSSTBytes())
 	})
+	s.flushBeforeCompact(AllCFs()...)
 	for _, cf := range AllCFs() {
 		current.Store(int32(cf))
 		s.compactFiltered(cf, nil, nil, opt)
@@ -320,7 +321,7 @@ func (s *Store) Compact() {
 		Uint64("sst_bytes_after", s.totalSSTBytes()).Msg("full compaction done")
 }
 
-// CompactRange compacts the keys of one CF in [lower, upper] (nil:
+// CompactRange flushes one CF and compacts its keys in [lower, upper] (nil:
 // unbounded) through compactFiltered.
 func (s *Store) CompactRange(cf CF, lower, upper []byte) {
 	if !s.beginManual() {
@@ -329,6 +330,7 @@ func (s *Store) CompactRange(cf CF, lower, upper []byte) {
 	defer s.endManual()
 	opt := newForcedCompactOptions()
 	defer opt.Destroy()
+	s.flushBeforeCompact(cf)
 	s.compactFiltered(cf, lower, upper, opt)
 }
 
