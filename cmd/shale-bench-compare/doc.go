@@ -50,8 +50,12 @@ func benchmarksDoc(r *results, tables string, plots map[string]string, plotDir s
 	w("| Go | %s |\n\n", e.Go)
 	w("The machine is shared: other jobs ran during the measurements, so absolute\n")
 	w("figures are noisy and only the ratios measured side by side in this run mean\n")
-	w("much. Debian's librocksdb is built with assertions on, which makes every\n")
-	w("RocksDB call slower than a release build would.\n\n")
+	w("much.")
+	if !e.ReleaseRocksDB {
+		w(" Debian's librocksdb is built with assertions on, which makes every\n")
+		w("RocksDB call slower than a release build would.")
+	}
+	w("\n\n")
 
 	w("## What is measured\n\n")
 	w("- **Servers.** Shale (`bin/shale-server`, default configuration plus\n")

@@ -14,6 +14,9 @@ type environment struct {
 	CPUs, CPUModel, Memory, Kernel, LoadAvg string
 	Redis, RedisBenchmark, RocksDB, Go      string
 	Shale                                   string // shale-server --version and the git commit
+	// ReleaseRocksDB: shale-server links the release build of `make
+	// rocksdb-release` statically instead of Debian's shared library.
+	ReleaseRocksDB bool
 }
 
 func collectEnvironment(o options) environment {
@@ -26,8 +29,12 @@ func collectEnvironment(o options) environment {
 		Redis:          cmdOutput(o.RedisBin, "--version"),
 		RedisBenchmark: cmdOutput(o.BenchBin, "--version"),
 		RocksDB:        "librocksdb-dev " + cmdOutput("dpkg-query", "-W", "-f", "${Version}", "librocksdb-dev"),
+		ReleaseRocksDB: linksStatically(o.ShaleBin, "librocksdb"),
 		Go:             runtime.Version(),
 		Shale:          cmdOutput(o.ShaleBin, "--version"),
+	}
+	if e.ReleaseRocksDB {
+		e.RocksDB = "release build (make rocksdb-release: DEBUG_LEVEL=0, static) of " + e.RocksDB
 	}
 	if commit := cmdOutput("git", "rev-parse", "--short", "HEAD"); commit != "?" {
 		if dirty := cmdOutput("git", "status", "--porcelain", "--untracked-files=no"); dirty != "" && dirty != "?" {
@@ -77,4 +84,11 @@ func memTotal() string {
 		return "?"
 	}
 	return fmt.Sprintf("%.1f GiB", float64(kb)/(1<<20))
+}
+
+// linksStatically reports whether bin, a dynamic executable, does not load a
+// shared library whose name contains lib; false when ldd cannot tell.
+func linksStatically(bin, lib string) bool {
+	out := cmdOutput("ldd", bin)
+	return out != "?" && !strings.Contains(out, lib)
 }

@@ -28,6 +28,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -105,6 +106,15 @@ func main() {
 	var err error
 	if o.DelSizes, err = parseInts(*delSizes); err != nil {
 		fatal(fmt.Errorf("-del-sizes: %w", err))
+	}
+	slices.Sort(o.DelSizes) // the tables and the headline read them smallest first
+	switch {
+	case o.Rounds < 1:
+		fatal(fmt.Errorf("-rounds %d: want at least 1", o.Rounds))
+	case o.DelReps < 1:
+		fatal(fmt.Errorf("-del-reps %d: want at least 1", o.DelReps))
+	case o.ReclaimFor < time.Second:
+		fatal(fmt.Errorf("-reclaim-for %v: want at least 1s", o.ReclaimFor))
 	}
 	o.Phases = map[string]bool{}
 	for _, p := range strings.Split(*phases, ",") {

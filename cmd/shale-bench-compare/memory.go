@@ -140,7 +140,7 @@ func runMemory(ctx context.Context, c *redis.Client, pid int, m memoryConfig) (m
 					}
 				}
 			}
-			if _, err := pipe.Exec(ctx); err != nil && pipe.Len() > 0 {
+			if _, err := pipe.Exec(ctx); err != nil { // an empty pipeline returns nil
 				errs <- err
 			}
 		}()

@@ -24,7 +24,6 @@ const (
 type server struct {
 	Name string // "shale", "redis" or "ceiling"
 	Addr string // 127.0.0.1:port
-	Port int
 	PID  int
 
 	cmd  *exec.Cmd
@@ -52,13 +51,13 @@ func startServer(name, bin string, argv func(port int) []string) (*server, error
 		s := &server{
 			Name: name,
 			Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)),
-			Port: port,
 			out:  &bytes.Buffer{},
 			done: make(chan struct{}),
 		}
 		s.cmd = exec.Command(bin, argv(port)...)
-		s.cmd.Stdout = &lockedWriter{w: s.out}
-		s.cmd.Stderr = s.cmd.Stdout
+		// One writer for both: os/exec then never writes to it from two
+		// goroutines at once.
+		s.cmd.Stdout, s.cmd.Stderr = s.out, s.out
 		// If the harness dies, its servers die with it.
 		s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 		if err := s.cmd.Start(); err != nil {
@@ -84,24 +83,9 @@ func startServer(name, bin string, argv func(port int) []string) (*server, error
 	}
 }
 
-// lockedWriter serializes the writes of stdout and stderr into one buffer.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  *bytes.Buffer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
-
-func (s *server) output() string {
-	lw := s.cmd.Stdout.(*lockedWriter)
-	lw.mu.Lock()
-	defer lw.mu.Unlock()
-	return lw.w.String()
-}
+// output is what the server printed; call it only once the server has
+// exited (after Stop), when nothing writes to the buffer any more.
+func (s *server) output() string { return s.out.String() }
 
 func (s *server) exited() bool {
 	select {

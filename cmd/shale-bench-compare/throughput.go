@@ -16,11 +16,10 @@ const mainTests = "set,get,incr,lpush,rpush,lpop,sadd,hset,zadd,lrange_100"
 
 // workload is one redis-benchmark invocation per server and round.
 type workload struct {
-	Suffix      string   // appended to each test name in the report: "", " -P16", " -d1024"
-	Tests       string   // -t, for shale and redis
-	Requests    int      // -n
-	ExtraArgs   []string // -P 16, -d 1024
-	Description string
+	Suffix    string   // appended to each test name in the report: "", " -P16", " -d1024"
+	Tests     string   // -t, for shale and redis
+	Requests  int      // -n
+	ExtraArgs []string // -P 16, -d 1024
 }
 
 // benchResult is one row of redis-benchmark's --csv output.
