@@ -126,6 +126,7 @@ func runCrashRounds(t *testing.T, config string, rng *rand.Rand) {
 	uids := map[string]int64{} // composite key -> uid at the last check
 	var maxUID int64           // the highest uid seen at any check
 	p := startShale(t, shaleOpts{Config: config})
+	prevAcks := 0
 	for round := 1; round <= crashRounds; round++ {
 		var wg sync.WaitGroup
 		clients := make([]*redis.Client, len(writers))
@@ -150,6 +151,11 @@ func runCrashRounds(t *testing.T, config string, rng *rand.Rand) {
 			}
 			acks += w.acks
 		}
+		if acks == prevAcks {
+			// A round must kill the server under load, or it tests nothing.
+			t.Fatalf("round %d: no write was acknowledged before the kill", round)
+		}
+		prevAcks = acks
 		p = startShale(t, shaleOpts{Config: config, Dir: p.Dir})
 		ctx := ctxT(t)
 		if err := resolveInflight(ctx, p.Client, writers); err != nil {

@@ -253,6 +253,16 @@ func (m *model) bounds() map[string]cfBounds {
 	return b
 }
 
+// modelCmdType is the type each typed command of the model needs its key to
+// hold, when the key exists: another type is a WRONGTYPE error.
+var modelCmdType = map[string]string{
+	"APPEND": "string", "INCR": "string",
+	"HSET": "hash", "HDEL": "hash",
+	"LPUSH": "list", "RPUSH": "list", "LPOP": "list", "RPOP": "list", "LTRIM": "list",
+	"SADD": "set", "SREM": "set",
+	"ZADD": "zset", "ZREM": "zset", "ZINCRBY": "zset",
+}
+
 const (
 	modelWrongType = errPrefix("WRONGTYPE")
 	modelOK        = "OK"
@@ -296,13 +306,8 @@ func (m *model) apply(op modelOp) any {
 	}
 	key := a[1]
 	v := db[key]
-	// typed returns the key's value if it is absent or of type t; ok is
-	// false when it holds another type.
-	typed := func(t string) (*mval, bool) {
-		if v != nil && v.typ != t {
-			return nil, false
-		}
-		return v, true
+	if t, typed := modelCmdType[a[0]]; typed && v != nil && v.typ != t {
+		return modelWrongType
 	}
 	// create makes an empty collection of type t under key.
 	create := func(t string) *mval {
@@ -316,7 +321,7 @@ func (m *model) apply(op modelOp) any {
 			delete(db, key)
 		}
 	}
-	switch strings.ToUpper(a[0]) {
+	switch a[0] {
 	case "SET":
 		if v != nil {
 			m.bury(v)
@@ -324,10 +329,6 @@ func (m *model) apply(op modelOp) any {
 		db[key] = &mval{typ: "string", str: a[2]}
 		return modelOK
 	case "APPEND":
-		v, ok := typed("string")
-		if !ok {
-			return modelWrongType
-		}
 		if v == nil {
 			v = &mval{typ: "string"}
 			db[key] = v
@@ -335,10 +336,6 @@ func (m *model) apply(op modelOp) any {
 		v.str += a[2]
 		return int64(len(v.str))
 	case "INCR":
-		v, ok := typed("string")
-		if !ok {
-			return modelWrongType
-		}
 		n := int64(0)
 		if v != nil {
 			var isInt bool
@@ -352,10 +349,6 @@ func (m *model) apply(op modelOp) any {
 		v.str = strconv.FormatInt(n+1, 10)
 		return n + 1
 	case "HSET":
-		v, ok := typed("hash")
-		if !ok {
-			return modelWrongType
-		}
 		if v == nil {
 			v = create("hash")
 		}
@@ -368,10 +361,6 @@ func (m *model) apply(op modelOp) any {
 		}
 		return int64(added)
 	case "HDEL":
-		v, ok := typed("hash")
-		if !ok {
-			return modelWrongType
-		}
 		if v == nil {
 			return int64(0)
 		}
@@ -379,10 +368,6 @@ func (m *model) apply(op modelOp) any {
 		emptied(v)
 		return removed
 	case "LPUSH", "RPUSH":
-		v, ok := typed("list")
-		if !ok {
-			return modelWrongType
-		}
 		if v == nil {
 			v = create("list")
 		}
@@ -395,10 +380,6 @@ func (m *model) apply(op modelOp) any {
 		}
 		return int64(len(v.list))
 	case "LPOP", "RPOP":
-		v, ok := typed("list")
-		if !ok {
-			return modelWrongType
-		}
 		if v == nil {
 			return nil
 		}
@@ -417,13 +398,8 @@ func (m *model) apply(op modelOp) any {
 		} else {
 			e, v.list = v.list[len(v.list)-1], v.list[:len(v.list)-1]
 		}
-		emptied(v)
 		return e
 	case "LTRIM":
-		v, ok := typed("list")
-		if !ok {
-			return modelWrongType
-		}
 		if v == nil {
 			return modelOK
 		}
@@ -447,10 +423,6 @@ func (m *model) apply(op modelOp) any {
 		v.list = slices.Clone(v.list[start : stop+1])
 		return modelOK
 	case "SADD":
-		v, ok := typed("set")
-		if !ok {
-			return modelWrongType
-		}
 		if v == nil {
 			v = create("set")
 		}
@@ -463,10 +435,6 @@ func (m *model) apply(op modelOp) any {
 		}
 		return int64(added)
 	case "SREM":
-		v, ok := typed("set")
-		if !ok {
-			return modelWrongType
-		}
 		if v == nil {
 			return int64(0)
 		}
@@ -474,10 +442,6 @@ func (m *model) apply(op modelOp) any {
 		emptied(v)
 		return removed
 	case "ZADD":
-		v, ok := typed("zset")
-		if !ok {
-			return modelWrongType
-		}
 		if v == nil {
 			v = create("zset")
 		}
@@ -490,10 +454,6 @@ func (m *model) apply(op modelOp) any {
 		}
 		return int64(added)
 	case "ZREM":
-		v, ok := typed("zset")
-		if !ok {
-			return modelWrongType
-		}
 		if v == nil {
 			return int64(0)
 		}
@@ -501,10 +461,6 @@ func (m *model) apply(op modelOp) any {
 		emptied(v)
 		return removed
 	case "ZINCRBY":
-		v, ok := typed("zset")
-		if !ok {
-			return modelWrongType
-		}
 		if v == nil {
 			v = create("zset")
 		}
@@ -536,11 +492,6 @@ func (m *model) apply(op modelOp) any {
 			return int64(0)
 		}
 		return int64(1)
-	case "TYPE":
-		if v == nil {
-			return "none"
-		}
-		return v.typ
 	case "PERSIST":
 		if v == nil || !v.ttl {
 			return int64(0)
