@@ -91,6 +91,11 @@ type Storage struct {
 	// records, which spares most commands a RocksDB read. Default 32 MiB;
 	// 0 turns it off.
 	MetadataCacheBytes ByteSize `toml:"metadata_cache_bytes"`
+	// SubkeyCacheBytes bounds Shale's in-memory cache of sub-key records
+	// (hash fields, set and sorted set members, list elements), which
+	// spares the commands that read single members a RocksDB read.
+	// Default 32 MiB; 0 turns it off.
+	SubkeyCacheBytes ByteSize `toml:"subkey_cache_bytes"`
 }
 
 // RocksDB is the [rocksdb] section. Its per-column-family options apply to
@@ -313,6 +318,7 @@ func Default() Config {
 			Dir:                "./data",
 			BackupDir:          "./backup",
 			MetadataCacheBytes: 32 * MiB,
+			SubkeyCacheBytes:   32 * MiB,
 		},
 		RocksDB: RocksDB{
 			BlockCacheBytes:                 256 * MiB,

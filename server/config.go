@@ -282,6 +282,7 @@ var configParams = slices.Concat(
 		field("storage.sync_writes", "storage.sync_writes", boolValue, func(c *conf.Config) *bool { return &c.Storage.SyncWrites }, restart),
 		field("storage.backup_dir", "storage.backup_dir", stringValue, func(c *conf.Config) *string { return &c.Storage.BackupDir }, live),
 		field("storage.metadata_cache_bytes", "storage.metadata_cache_bytes", sizeValue, func(c *conf.Config) *conf.ByteSize { return &c.Storage.MetadataCacheBytes }, restart),
+		field("storage.subkey_cache_bytes", "storage.subkey_cache_bytes", sizeValue, func(c *conf.Config) *conf.ByteSize { return &c.Storage.SubkeyCacheBytes }, restart),
 
 		field("rocksdb.block_cache_bytes", "rocksdb.block_cache_bytes", sizeValue, func(c *conf.Config) *conf.ByteSize { return &c.RocksDB.BlockCacheBytes }, restart),
 		field("rocksdb.write_buffer_bytes", "rocksdb.write_buffer_bytes", sizeValue, func(c *conf.Config) *conf.ByteSize { return &c.RocksDB.WriteBufferBytes }, live),

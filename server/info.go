@@ -249,10 +249,12 @@ func infoMemory(s *Server, w *infoWriter) {
 	w.uint("rocksdb_block_cache_usage", m.blockCache)
 	w.uint("rocksdb_memtables", m.memtables)
 	w.uint("rocksdb_table_readers", m.tabRd)
-	mc := s.st.MetaCacheStats()
-	w.int("metadata_cache_bytes", mc.Bytes)
-	w.int("metadata_cache_max_bytes", mc.MaxBytes)
-	w.int("metadata_cache_entries", mc.Entries)
+	for _, c := range recordCaches {
+		st := s.st.CacheStats(c.cf)
+		w.int(c.name+"_cache_bytes", st.Bytes)
+		w.int(c.name+"_cache_max_bytes", st.MaxBytes)
+		w.int(c.name+"_cache_entries", st.Entries)
+	}
 	w.int("maxmemory", 0)
 	w.str("maxmemory_human", "0B")
 	w.str("maxmemory_policy", "noeviction")
@@ -331,12 +333,20 @@ func infoStats(s *Server, w *infoWriter) {
 	// Shale's own: how pipelined commands shared their writes.
 	w.int("pipeline_group_commits", st.groupCommits.Load())
 	w.int("pipeline_grouped_commands", st.groupedCommands.Load())
-	// Shale's own: reads of key metadata served from memory.
-	mc := s.st.MetaCacheStats()
-	w.uint("metadata_cache_hits", mc.Hits)
-	w.uint("metadata_cache_misses", mc.Misses)
-	w.uint("metadata_cache_evictions", mc.Evictions)
+	// Shale's own: reads of metadata and sub-keys served from memory.
+	for _, c := range recordCaches {
+		st := s.st.CacheStats(c.cf)
+		w.uint(c.name+"_cache_hits", st.Hits)
+		w.uint(c.name+"_cache_misses", st.Misses)
+		w.uint(c.name+"_cache_evictions", st.Evictions)
+	}
 }
+
+// recordCaches names the store's record caches in INFO.
+var recordCaches = []struct {
+	name string
+	cf   store.CF
+}{{"metadata", store.CFMeta}, {"subkey", store.CFSubkey}}
 
 func infoReplication(_ *Server, w *infoWriter) {
 	w.str("role", "master")

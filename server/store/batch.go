@@ -16,17 +16,67 @@ type Batch struct {
 	resets   []int
 	reclaims []uint64
 	buf      []byte
-	// The metadata the batch writes, for the metadata cache: the records
-	// put and deleted, in order, and whether a range of them is deleted.
-	metaOps   []metaOp
-	metaRange bool
+	// What the batch writes to each cached column family, for its cache;
+	// indexed like cachedCFs.
+	cached [len(cachedCFs)]cacheWrites
 }
 
-// metaOp is one metadata record a batch puts (found) or deletes. A record
-// too big for the cache (big) is only forgotten, and its value not kept.
-type metaOp struct {
+// cachedCFs are the column families with a record cache (see recordCache),
+// in the order of Store.caches and Batch.cached.
+var cachedCFs = [...]CF{CFMeta, CFSubkey}
+
+// cacheSlot is cf's index in cachedCFs, or -1.
+func cacheSlot(cf CF) int {
+	switch cf {
+	case CFMeta:
+		return 0
+	case CFSubkey:
+		return 1
+	}
+	return -1
+}
+
+// cacheWrites is what a batch writes to one cached column family: the
+// records put and deleted, in order, or, when all is set, an unknown set of
+// records, which empties the whole cache. That is the case after a range
+// deletion, and after maxCachedWrites records, so that a batch of millions
+// of records (COPY of a big hash) does not also copy them all for the
+// cache.
+type cacheWrites struct {
+	ops []cacheOp
+	all bool
+}
+
+// maxCachedWrites is the most records of one column family a batch tracks
+// for its cache.
+const maxCachedWrites = 4096
+
+// cacheOp is one record a batch puts (found) or deletes. A record too big
+// for the cache (big) is only forgotten, and its value not kept.
+type cacheOp struct {
 	key, val   []byte
 	found, big bool
+}
+
+// cacheMark is where a batch's cache writes stand, to roll back to.
+type cacheMark [len(cachedCFs)]struct {
+	ops int
+	all bool
+}
+
+func (b *Batch) cacheMark() (m cacheMark) {
+	for i := range b.cached {
+		m[i].ops, m[i].all = len(b.cached[i].ops), b.cached[i].all
+	}
+	return m
+}
+
+func (b *Batch) rollbackCache(m cacheMark) {
+	for i := range b.cached {
+		w := &b.cached[i]
+		clear(w.ops[m[i].ops:])
+		w.ops, w.all = w.ops[:m[i].ops], m[i].all
+	}
 }
 
 type counterDelta struct {
@@ -55,8 +105,7 @@ func (b *Batch) Release() {
 		b.rep.buf = nil
 	}
 	b.deltas, b.resets, b.reclaims, b.buf = b.deltas[:0], b.resets[:0], b.reclaims[:0], b.buf[:0]
-	clear(b.metaOps)
-	b.metaOps, b.metaRange = b.metaOps[:0], false
+	b.rollbackCache(cacheMark{})
 	b.s = nil
 	batchPool.Put(b)
 }
@@ -64,33 +113,39 @@ func (b *Batch) Release() {
 // Put writes key=val in cf. Both slices are copied into the batch.
 func (b *Batch) Put(cf CF, key, val []byte) {
 	b.rep.put(b.s.cfIDs[cf], key, val)
-	b.noteMeta(cf, key, val, true)
+	b.noteCached(cf, key, val, true)
 }
 
 // Delete removes key from cf.
 func (b *Batch) Delete(cf CF, key []byte) {
 	b.rep.delete(b.s.cfIDs[cf], key)
-	b.noteMeta(cf, key, nil, false)
+	b.noteCached(cf, key, nil, false)
 }
 
 // DeleteRange removes [lower, upper) from cf.
 func (b *Batch) DeleteRange(cf CF, lower, upper []byte) {
 	b.rep.deleteRange(b.s.cfIDs[cf], lower, upper)
-	if cf == CFMeta {
-		b.metaRange = true
+	if i := cacheSlot(cf); i >= 0 {
+		b.cached[i].all = true
 	}
 }
 
-// noteMeta remembers a metadata write for the metadata cache.
-func (b *Batch) noteMeta(cf CF, key, val []byte, found bool) {
-	if cf != CFMeta || b.s.meta == nil {
+// noteCached remembers a write of a cached column family for its cache.
+func (b *Batch) noteCached(cf CF, key, val []byte, found bool) {
+	i := cacheSlot(cf)
+	if i < 0 || b.s.caches[i] == nil {
 		return
 	}
-	op := metaOp{key: append([]byte(nil), key...), found: found, big: !b.s.meta.fits(key, val)}
+	w := &b.cached[i]
+	if w.all || len(w.ops) == maxCachedWrites {
+		w.all = true
+		return
+	}
+	op := cacheOp{key: append([]byte(nil), key...), found: found, big: !b.s.caches[i].fits(key, val)}
 	if found && !op.big {
 		op.val = append(make([]byte, 0, len(val)), val...)
 	}
-	b.metaOps = append(b.metaOps, op)
+	w.ops = append(w.ops, op)
 }
 
 // AddKeys changes db's key counter by delta when the batch is written.
@@ -151,11 +206,11 @@ func (s *Store) Write(b *Batch) error {
 	if b.rep.count == 0 {
 		return nil
 	}
-	s.forgetMeta(b)
+	s.forgetCached(b)
 	if err := s.writes.write(s, b); err != nil {
 		return fmt.Errorf("%w: %w", ErrWrite, err)
 	}
-	s.cacheMeta(b)
+	s.cacheWritten(b)
 	for _, db := range b.resets {
 		s.counters.keys[db].Store(0)
 		s.counters.expires[db].Store(0)
@@ -173,37 +228,43 @@ func (s *Store) Write(b *Batch) error {
 	return nil
 }
 
-// forgetMeta empties the metadata cache's entries of what b writes, before
-// b goes to RocksDB (see metaCache).
-func (s *Store) forgetMeta(b *Batch) {
-	if s.meta == nil {
-		return
-	}
-	if b.metaRange {
-		s.meta.clear()
-	}
-	for _, op := range b.metaOps {
-		s.meta.forget(op.key)
+// forgetCached empties the caches' entries of what b writes, before b goes
+// to RocksDB (see recordCache).
+func (s *Store) forgetCached(b *Batch) {
+	for i, c := range s.caches {
+		if c == nil {
+			continue
+		}
+		if b.cached[i].all {
+			c.clear()
+			continue
+		}
+		for _, op := range b.cached[i].ops {
+			c.forget(op.key)
+		}
 	}
 }
 
-// cacheMeta caches what b wrote, once RocksDB has it.
-func (s *Store) cacheMeta(b *Batch) {
-	if s.meta == nil {
-		return
-	}
-	if b.metaRange {
-		// Which keys the range held is unknown: cache nothing of b.
-		s.meta.clear()
-		return
-	}
-	for _, op := range b.metaOps {
-		if op.big {
-			// Forget it again: a read between the first forget and the
-			// write may have cached the old value.
-			s.meta.forget(op.key)
+// cacheWritten caches what b wrote, once RocksDB has it.
+func (s *Store) cacheWritten(b *Batch) {
+	for i, c := range s.caches {
+		if c == nil {
 			continue
 		}
-		s.meta.written(op.key, op.val, op.found)
+		if b.cached[i].all {
+			// Which records b wrote is unknown: a read between the first
+			// clear and the write may have cached an old value.
+			c.clear()
+			continue
+		}
+		for _, op := range b.cached[i].ops {
+			if op.big {
+				// Forget it again: a read between the first forget and
+				// the write may have cached the old value.
+				c.forget(op.key)
+				continue
+			}
+			c.written(op.key, op.val, op.found)
+		}
 	}
 }

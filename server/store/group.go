@@ -130,13 +130,12 @@ func (g *Group) Add(fn func(b *Batch) error) error {
 	mark := b.rep.mark()
 	var room [4]counterDelta
 	saved := append(room[:0], b.deltas...)
-	resets, reclaims, metaOps, metaRange := len(b.resets), len(b.reclaims), len(b.metaOps), b.metaRange
+	resets, reclaims, cached := len(b.resets), len(b.reclaims), b.cacheMark()
 	if err := fn(b); err != nil {
 		b.rep.rollback(mark)
 		b.deltas = append(b.deltas[:0], saved...)
 		b.resets, b.reclaims = b.resets[:resets], b.reclaims[:reclaims]
-		clear(b.metaOps[metaOps:])
-		b.metaOps, b.metaRange = b.metaOps[:metaOps], metaRange
+		b.rollbackCache(cached)
 		return err
 	}
 	g.writes++

@@ -40,7 +40,7 @@ type Store struct {
 	counters *counters
 	reclaim  *reclaimer
 	full     *fullCompactor
-	meta     *metaCache // nil when storage.metadata_cache_bytes is 0
+	caches   [len(cachedCFs)]*recordCache // nil when sized 0 (storage.*_cache_bytes)
 	writes   writeQueue
 	cfIDs    [numCFs]uint32 // RocksDB's ids of the column families
 
@@ -78,9 +78,10 @@ func Open(cfg conf.Config, log zerolog.Logger) (*Store, error) {
 		ro:     grocksdb.NewDefaultReadOptions(),
 		wo:     grocksdb.NewDefaultWriteOptions(),
 		gc:     gc,
-		meta:   newMetaCache(int64(cfg.Storage.MetadataCacheBytes)),
 		closed: make(chan struct{}),
 	}
+	s.caches[cacheSlot(CFMeta)] = newRecordCache(int64(cfg.Storage.MetadataCacheBytes))
+	s.caches[cacheSlot(CFSubkey)] = newRecordCache(int64(cfg.Storage.SubkeyCacheBytes))
 	copy(s.cfs[:], handles)
 	for i, h := range handles {
 		s.cfIDs[i] = h.ID()
@@ -162,29 +163,35 @@ func (s *Store) closeHandles() {
 // Databases is the number of logical databases (SELECT range).
 func (s *Store) Databases() int { return s.cfg.Server.Databases }
 
-// Get reads one record. The value is a copy in Go memory.
+// Get reads one record, through the column family's cache when it has one
+// (see recordCache). The value is a copy in Go memory.
 func (s *Store) Get(cf CF, key []byte) ([]byte, bool, error) {
-	return s.get(s.ro, cf, key)
-}
-
-// GetMeta reads one record of the metadata CF through the metadata cache.
-func (s *Store) GetMeta(key []byte) ([]byte, bool, error) {
-	if s.meta == nil {
-		return s.get(s.ro, CFMeta, key)
+	c := s.cache(cf)
+	if c == nil {
+		return s.get(s.ro, cf, key)
 	}
-	val, found, known, epoch := s.meta.get(key)
+	val, found, known, epoch := c.get(key)
 	if known {
 		return val, found, nil
 	}
-	val, found, err := s.get(s.ro, CFMeta, key)
+	val, found, err := s.get(s.ro, cf, key)
 	if err == nil {
-		s.meta.fill(key, val, found, epoch)
+		c.fill(key, val, found, epoch)
 	}
 	return val, found, err
 }
 
-// MetaCacheStats returns the metadata cache's counters (zero when it is off).
-func (s *Store) MetaCacheStats() MetaCacheStats { return s.meta.stats() }
+// cache is cf's record cache, or nil.
+func (s *Store) cache(cf CF) *recordCache {
+	if i := cacheSlot(cf); i >= 0 {
+		return s.caches[i]
+	}
+	return nil
+}
+
+// CacheStats returns the counters of cf's record cache (zero when it has
+// none).
+func (s *Store) CacheStats(cf CF) CacheStats { return s.cache(cf).stats() }
 
 func (s *Store) get(ro *grocksdb.ReadOptions, cf CF, key []byte) ([]byte, bool, error) {
 	v, err := s.db.GetPinnedCF(ro, s.cfs[cf], key)
@@ -201,26 +208,61 @@ func (s *Store) get(ro *grocksdb.ReadOptions, cf CF, key []byte) ([]byte, bool, 
 	return out, true, nil
 }
 
-// MultiGet reads many records of one CF at once. vals[i] is nil when keys[i]
-// is absent (found[i] tells an empty value from a missing one).
+// MultiGet reads many records of one CF at once, through its cache when it
+// has one. vals[i] is nil when keys[i] is absent (found[i] tells an empty
+// value from a missing one).
 func (s *Store) MultiGet(cf CF, keys [][]byte) (vals [][]byte, found []bool, err error) {
 	if len(keys) == 0 {
 		return nil, nil, nil
 	}
+	vals, found = make([][]byte, len(keys)), make([]bool, len(keys))
+	c := s.cache(cf)
+	if c == nil {
+		return vals, found, s.multiGet(cf, keys, vals, found)
+	}
+	var missed []int
+	var epochs []uint64
+	for i, k := range keys {
+		v, f, known, epoch := c.get(k)
+		if known {
+			vals[i], found[i] = v, f
+			continue
+		}
+		missed = append(missed, i)
+		epochs = append(epochs, epoch)
+	}
+	if len(missed) == 0 {
+		return vals, found, nil
+	}
+	mkeys := make([][]byte, len(missed))
+	for j, i := range missed {
+		mkeys[j] = keys[i]
+	}
+	mvals, mfound := make([][]byte, len(missed)), make([]bool, len(missed))
+	if err := s.multiGet(cf, mkeys, mvals, mfound); err != nil {
+		return nil, nil, err
+	}
+	for j, i := range missed {
+		vals[i], found[i] = mvals[j], mfound[j]
+		c.fill(keys[i], mvals[j], mfound[j], epochs[j])
+	}
+	return vals, found, nil
+}
+
+// multiGet reads keys from RocksDB into vals and found.
+func (s *Store) multiGet(cf CF, keys, vals [][]byte, found []bool) error {
 	slices, err := s.db.MultiGetCF(s.ro, s.cfs[cf], keys...)
 	if err != nil {
-		return nil, nil, fmt.Errorf("store: multiget %s: %w", cf, err)
+		return fmt.Errorf("store: multiget %s: %w", cf, err)
 	}
 	defer slices.Destroy()
-	vals = make([][]byte, len(keys))
-	found = make([]bool, len(keys))
 	for i, sl := range slices {
 		if sl.Exists() {
 			found[i] = true
 			vals[i] = append([]byte{}, sl.Data()...)
 		}
 	}
-	return vals, found, nil
+	return nil
 }
 
 // Iterate calls fn for each record of cf with lower <= key < upper (upper nil

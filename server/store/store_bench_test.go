@@ -13,9 +13,13 @@ import (
 const benchRecords = 100_000
 
 // openFilled opens a store holding benchRecords metadata records,
-// key:0 ... key:99999.
-func openFilled(b *testing.B) *store.Store {
-	st := storetest.Open(b, nil)
+// key:0 ... key:99999, with its metadata cache when cached is set.
+func openFilled(b *testing.B, cached bool) *store.Store {
+	cfg := storetest.Config(b)
+	if !cached {
+		cfg.Storage.MetadataCacheBytes = 0
+	}
+	st := storetest.Open(b, &cfg)
 	for i := 0; i < benchRecords; i += 1000 {
 		bt := st.NewBatch()
 		for j := i; j < i+1000; j++ {
@@ -32,7 +36,7 @@ func openFilled(b *testing.B) *store.Store {
 // BenchmarkGet reads one metadata record of 100,000, as every command's load
 // does: the floor under a command's cost.
 func BenchmarkGet(b *testing.B) {
-	st := openFilled(b)
+	st := openFilled(b, false)
 	const n = benchRecords
 	keys := make([][]byte, n)
 	for i := range keys {
@@ -90,7 +94,7 @@ func benchWrites(b *testing.B, grouped bool) {
 // BenchmarkGetMissing reads keys that are not there, as SET, HSET and SADD
 // of a new key or member do.
 func BenchmarkGetMissing(b *testing.B) {
-	st := openFilled(b)
+	st := openFilled(b, false)
 	const n = benchRecords
 	keys := make([][]byte, n)
 	for i := range keys {
@@ -111,12 +115,12 @@ func BenchmarkGetMissing(b *testing.B) {
 // every key has been read: what a command's metadata read costs when the
 // cache holds its key.
 func BenchmarkGetMetaCached(b *testing.B) {
-	st := openFilled(b)
+	st := openFilled(b, true)
 	const n = benchRecords
 	keys := make([][]byte, n)
 	for i := range keys {
 		keys[i] = []byte("key:" + strconv.Itoa((i*7919)%n))
-		if _, ok, err := st.GetMeta(keys[i]); err != nil || !ok {
+		if _, ok, err := st.Get(store.CFMeta, keys[i]); err != nil || !ok {
 			b.Fatal(ok, err)
 		}
 	}
@@ -124,7 +128,7 @@ func BenchmarkGetMetaCached(b *testing.B) {
 	b.ResetTimer()
 	i := 0
 	for b.Loop() {
-		if _, ok, err := st.GetMeta(keys[i%n]); err != nil || !ok {
+		if _, ok, err := st.Get(store.CFMeta, keys[i%n]); err != nil || !ok {
 			b.Fatal(ok, err)
 		}
 		i++

@@ -131,7 +131,7 @@ type keyState struct {
 // remembered so that a write can remove it in the same batch.
 func (d *DB) load(key []byte, now int64) (*keyState, error) {
 	ks := &keyState{db: d, key: key, mkey: metadata.AppendMetaKey(nil, d.idx, key)}
-	raw, ok, err := d.st.GetMeta(ks.mkey)
+	raw, ok, err := d.st.Get(store.CFMeta, ks.mkey)
 	if err != nil || !ok {
 		return ks, err
 	}

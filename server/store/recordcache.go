@@ -6,11 +6,19 @@ import (
 	"sync/atomic"
 )
 
-// metaCache keeps the metadata records that commands read and write most
-// recently, and the absence of keys found missing, in memory. Nearly every
-// command starts by reading its key's metadata, and in RocksDB that read
-// searches the memtables' skip lists, which grow with the write rate, before
-// any SST file: under load it was the largest cost of a SET or a GET.
+// recordCache keeps the records of one column family that commands read and
+// write most recently, and the absence of keys found missing, in memory.
+// There is one for the metadata CF and one for the subkey CF (see
+// cachedCFs). Nearly every command starts by reading its key's metadata,
+// and writes to a hash, set or sorted set first read the members they
+// change; in RocksDB each of those reads searches the memtables' skip
+// lists, which grow with the write rate, before any SST file. Under load
+// they were the largest cost of a SET or a GET, and the second largest of a
+// ZADD.
+//
+// Sub-key records need no more care than metadata: a sub-key's uid is never
+// reused, so the entries of a deleted key's sub-keys are never read again,
+// and age out.
 //
 // The cache is filled by reads and by writes, and bounded in bytes; a full
 // shard evicts arbitrary entries. It must never hand out a value older
@@ -24,53 +32,53 @@ import (
 // A read racing with a write therefore either finds the entry empty and
 // reads RocksDB, or leaves the entry alone; a failed write leaves its keys
 // uncached.
-type metaCache struct {
+type recordCache struct {
 	seed      maphash.Seed
-	shards    [metaCacheShards]metaShard
+	shards    [cacheShards]cacheShard
 	shardMax  int64 // bytes per shard
 	hits      atomic.Uint64
 	misses    atomic.Uint64
 	evictions atomic.Uint64
 }
 
-// metaCacheShards spreads the lock; a power of two.
-const metaCacheShards = 64
+// cacheShards spreads the lock; a power of two.
+const cacheShards = 64
 
-// metaEntryOverhead is about what an entry costs beyond its key and value
+// cacheEntryOverhead is about what an entry costs beyond its key and value
 // bytes: the map slot, two slice headers and the allocations' rounding.
-const metaEntryOverhead = 80
+const cacheEntryOverhead = 80
 
-type metaShard struct {
+type cacheShard struct {
 	mu      sync.Mutex
-	entries map[string]metaEntry
+	entries map[string]cacheEntry
 	bytes   int64
 	epoch   uint64
 }
 
-type metaEntry struct {
+type cacheEntry struct {
 	val   []byte // nil when absent
 	found bool
 }
 
-// newMetaCache returns a cache of at most maxBytes, or nil for 0.
-func newMetaCache(maxBytes int64) *metaCache {
+// newRecordCache returns a cache of at most maxBytes, or nil for 0.
+func newRecordCache(maxBytes int64) *recordCache {
 	if maxBytes <= 0 {
 		return nil
 	}
-	c := &metaCache{seed: maphash.MakeSeed(), shardMax: max(maxBytes/metaCacheShards, 1)}
+	c := &recordCache{seed: maphash.MakeSeed(), shardMax: max(maxBytes/cacheShards, 1)}
 	for i := range c.shards {
-		c.shards[i].entries = make(map[string]metaEntry)
+		c.shards[i].entries = make(map[string]cacheEntry)
 	}
 	return c
 }
 
-func (c *metaCache) shard(key []byte) *metaShard {
-	return &c.shards[maphash.Bytes(c.seed, key)&(metaCacheShards-1)]
+func (c *recordCache) shard(key []byte) *cacheShard {
+	return &c.shards[maphash.Bytes(c.seed, key)&(cacheShards-1)]
 }
 
 // get returns a copy of the cached value of key, whether it exists, and
 // whether the cache knew; when it did not, epoch is what fill needs.
-func (c *metaCache) get(key []byte) (val []byte, found, known bool, epoch uint64) {
+func (c *recordCache) get(key []byte) (val []byte, found, known bool, epoch uint64) {
 	sh := c.shard(key)
 	sh.mu.Lock()
 	e, ok := sh.entries[string(key)]
@@ -90,7 +98,7 @@ func (c *metaCache) get(key []byte) (val []byte, found, known bool, epoch uint64
 
 // fill caches what a read of RocksDB found for key, unless a write to the
 // shard began since get returned epoch.
-func (c *metaCache) fill(key, val []byte, found bool, epoch uint64) {
+func (c *recordCache) fill(key, val []byte, found bool, epoch uint64) {
 	sh := c.shard(key)
 	sh.mu.Lock()
 	if sh.epoch == epoch {
@@ -104,13 +112,13 @@ func (c *metaCache) fill(key, val []byte, found bool, epoch uint64) {
 // fits reports whether an entry of key and val may be cached: one entry
 // takes at most an eighth of its shard, so that a big string value neither
 // breaks the bound nor empties a shard.
-func (c *metaCache) fits(key, val []byte) bool {
+func (c *recordCache) fits(key, val []byte) bool {
 	return entryBytes(key, val) <= c.shardMax/8
 }
 
 // put stores an entry; sh.mu is held. val is copied. An entry that does not
 // fit is removed instead.
-func (c *metaCache) put(sh *metaShard, key, val []byte, found bool) {
+func (c *recordCache) put(sh *cacheShard, key, val []byte, found bool) {
 	if !c.fits(key, val) {
 		if old, ok := sh.entries[string(key)]; ok {
 			sh.bytes -= entryBytes(key, old.val)
@@ -118,7 +126,7 @@ func (c *metaCache) put(sh *metaShard, key, val []byte, found bool) {
 		}
 		return
 	}
-	e := metaEntry{found: found}
+	e := cacheEntry{found: found}
 	if found {
 		e.val = append(make([]byte, 0, len(val)), val...)
 	}
@@ -131,7 +139,7 @@ func (c *metaCache) put(sh *metaShard, key, val []byte, found bool) {
 		for k, v := range sh.entries { // map order is random enough
 			if k != string(key) {
 				delete(sh.entries, k)
-				sh.bytes -= int64(len(k)) + int64(len(v.val)) + metaEntryOverhead
+				sh.bytes -= int64(len(k)) + int64(len(v.val)) + cacheEntryOverhead
 				c.evictions.Add(1)
 				break
 			}
@@ -140,12 +148,12 @@ func (c *metaCache) put(sh *metaShard, key, val []byte, found bool) {
 }
 
 func entryBytes(key, val []byte) int64 {
-	return int64(len(key)) + int64(len(val)) + metaEntryOverhead
+	return int64(len(key)) + int64(len(val)) + cacheEntryOverhead
 }
 
 // forget empties the entry of key before a write of it; the shard's epoch
 // moves on.
-func (c *metaCache) forget(key []byte) {
+func (c *recordCache) forget(key []byte) {
 	sh := c.shard(key)
 	sh.mu.Lock()
 	if old, ok := sh.entries[string(key)]; ok {
@@ -157,7 +165,7 @@ func (c *metaCache) forget(key []byte) {
 }
 
 // written caches the value a write of key left (found=false: deleted).
-func (c *metaCache) written(key, val []byte, found bool) {
+func (c *recordCache) written(key, val []byte, found bool) {
 	sh := c.shard(key)
 	sh.mu.Lock()
 	c.put(sh, key, val, found)
@@ -165,8 +173,9 @@ func (c *metaCache) written(key, val []byte, found bool) {
 	sh.mu.Unlock()
 }
 
-// clear empties every shard: a range of metadata was deleted (FLUSHDB).
-func (c *metaCache) clear() {
+// clear empties every shard: a range of records was deleted (FLUSHDB), or a
+// batch wrote more records than it tracks for the cache.
+func (c *recordCache) clear() {
 	for i := range c.shards {
 		sh := &c.shards[i]
 		sh.mu.Lock()
@@ -177,17 +186,17 @@ func (c *metaCache) clear() {
 	}
 }
 
-// MetaCacheStats are the metadata cache's counters.
-type MetaCacheStats struct {
+// CacheStats are a record cache's counters.
+type CacheStats struct {
 	Entries, Bytes, MaxBytes int64
 	Hits, Misses, Evictions  uint64
 }
 
-func (c *metaCache) stats() MetaCacheStats {
+func (c *recordCache) stats() CacheStats {
 	if c == nil {
-		return MetaCacheStats{}
+		return CacheStats{}
 	}
-	s := MetaCacheStats{MaxBytes: c.shardMax * metaCacheShards,
+	s := CacheStats{MaxBytes: c.shardMax * cacheShards,
 		Hits: c.hits.Load(), Misses: c.misses.Load(), Evictions: c.evictions.Load()}
 	for i := range c.shards {
 		sh := &c.shards[i]

@@ -7,7 +7,7 @@ import (
 )
 
 func TestMetaCacheFillLosesToWrites(t *testing.T) {
-	c := newMetaCache(1 << 20)
+	c := newRecordCache(1 << 20)
 	k := []byte("k")
 	if _, _, known, _ := c.get(k); known {
 		t.Fatal("empty cache knows k")
@@ -49,7 +49,7 @@ func TestMetaCacheFillLosesToWrites(t *testing.T) {
 }
 
 func TestMetaCacheGetReturnsACopy(t *testing.T) {
-	c := newMetaCache(1 << 20)
+	c := newRecordCache(1 << 20)
 	c.written([]byte("k"), []byte("value"), true)
 	v, _, _, _ := c.get([]byte("k"))
 	v[0] = 'X'
@@ -60,7 +60,7 @@ func TestMetaCacheGetReturnsACopy(t *testing.T) {
 
 func TestMetaCacheBounded(t *testing.T) {
 	const limit = 1 << 20
-	c := newMetaCache(limit)
+	c := newRecordCache(limit)
 	val := bytes.Repeat([]byte("v"), 100)
 	for i := range 10000 {
 		c.written(fmt.Appendf(nil, "key-%d", i), val, true)
@@ -75,7 +75,7 @@ func TestMetaCacheBounded(t *testing.T) {
 	if _, _, known, _ := c.get([]byte("big")); !known {
 		t.Fatal("a small value was not cached")
 	}
-	c.written([]byte("big"), bytes.Repeat([]byte("b"), limit/metaCacheShards/4), true)
+	c.written([]byte("big"), bytes.Repeat([]byte("b"), limit/cacheShards/4), true)
 	if _, _, known, _ := c.get([]byte("big")); known {
 		t.Fatal("a value bigger than an eighth of a shard was cached, or its old entry kept")
 	}

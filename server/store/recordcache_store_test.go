@@ -12,13 +12,36 @@ import (
 	"github.com/shaledb/shale/server/store/storetest"
 )
 
-// TestMetaCacheNeverStale races unlocked readers of the metadata cache with
+// TestCacheNeverStale races unlocked readers of the record caches with
 // writers and with evictions (1024 keys share a cache room for about 500),
 // and with values too big to cache (every eighth key): once a write is
-// acknowledged, no read may return an older value.
-func TestMetaCacheNeverStale(t *testing.T) {
+// acknowledged, no read may return an older value. Both cached column
+// families are raced, through Get and through MultiGet.
+func TestCacheNeverStale(t *testing.T) {
+	multiGet := func(st *store.Store, cf store.CF, key []byte) ([]byte, bool, error) {
+		vals, found, err := st.MultiGet(cf, [][]byte{[]byte("absent"), key})
+		if err != nil {
+			return nil, false, err
+		}
+		return vals[1], found[1], nil
+	}
+	for _, tc := range []struct {
+		name string
+		cf   store.CF
+		read func(st *store.Store, cf store.CF, key []byte) ([]byte, bool, error)
+	}{
+		{"metadata", store.CFMeta, (*store.Store).Get},
+		{"subkey", store.CFSubkey, (*store.Store).Get},
+		{"subkey multiget", store.CFSubkey, multiGet},
+	} {
+		t.Run(tc.name, func(t *testing.T) { raceCache(t, tc.cf, tc.read) })
+	}
+}
+
+func raceCache(t *testing.T, cf store.CF, read func(*store.Store, store.CF, []byte) ([]byte, bool, error)) {
 	cfg := storetest.Config(t)
 	cfg.Storage.MetadataCacheBytes = 56 << 10
+	cfg.Storage.SubkeyCacheBytes = 56 << 10
 	st := storetest.Open(t, &cfg)
 	const keys, writerCount, versions = 1024, 16, 60
 	var acked [keys]atomic.Uint64
@@ -38,7 +61,7 @@ func TestMetaCacheNeverStale(t *testing.T) {
 					if i%8 == 0 {
 						val = append(val, padding...) // too big to cache
 					}
-					b.Put(store.CFMeta, key(i), val)
+					b.Put(cf, key(i), val)
 					err := st.Write(b)
 					b.Release()
 					if err != nil {
@@ -62,7 +85,7 @@ func TestMetaCacheNeverStale(t *testing.T) {
 				}
 				i := n % keys
 				floor := acked[i].Load()
-				val, found, err := st.GetMeta(key(i))
+				val, found, err := read(st, cf, key(i))
 				if err != nil {
 					t.Error(err)
 					return
@@ -84,12 +107,12 @@ func TestMetaCacheNeverStale(t *testing.T) {
 	// The joined writes all landed, in order: RocksDB itself has the last
 	// version of every key.
 	for i := range keys {
-		val, found, err := st.Get(store.CFMeta, key(i))
+		val, found, err := st.GetUncached(cf, key(i))
 		if err != nil || !found || binary.BigEndian.Uint64(val) != versions {
 			t.Fatalf("key %d in RocksDB: %x %v %v, want version %d", i, val, found, err, versions)
 		}
 	}
-	if s := st.MetaCacheStats(); s.Hits == 0 || s.Evictions == 0 {
+	if s := st.CacheStats(cf); s.Hits == 0 || s.Evictions == 0 {
 		t.Fatalf("stats %+v: the race did not use the cache", s)
 	}
 }
@@ -97,7 +120,7 @@ func TestMetaCacheNeverStale(t *testing.T) {
 // TestMetaCacheGroupRollback: a grouped command that fails leaves nothing of
 // its metadata writes in the cache, and a FLUSHDB-style range deletion
 // empties it.
-func TestMetaCacheGroupRollback(t *testing.T) {
+func TestCacheGroupRollback(t *testing.T) {
 	st := storetest.Open(t, nil)
 	g := st.NewGroup()
 	if !g.TryLock(store.LockKey{DB: 0, Key: []byte("kept")}, store.LockKey{DB: 0, Key: []byte("undone")}) {
@@ -113,10 +136,10 @@ func TestMetaCacheGroupRollback(t *testing.T) {
 	if err := g.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	if v, found, err := st.GetMeta([]byte("kept")); err != nil || !found || string(v) != "1" {
+	if v, found, err := st.Get(store.CFMeta, []byte("kept")); err != nil || !found || string(v) != "1" {
 		t.Fatalf("kept = %q %v %v", v, found, err)
 	}
-	if _, found, err := st.GetMeta([]byte("undone")); err != nil || found {
+	if _, found, err := st.Get(store.CFMeta, []byte("undone")); err != nil || found {
 		t.Fatalf("undone found %v (%v): the rolled-back write reached the cache", found, err)
 	}
 
@@ -126,7 +149,68 @@ func TestMetaCacheGroupRollback(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.Release()
-	if _, found, err := st.GetMeta([]byte("kept")); err != nil || found {
+	if _, found, err := st.Get(store.CFMeta, []byte("kept")); err != nil || found {
 		t.Fatalf("kept still found (%v) after its range was deleted", err)
+	}
+}
+
+// TestCacheBigBatch: batches that write more records than they track for
+// the cache (COPY of a big hash) leave no old value cached either, with
+// readers racing them.
+func TestCacheBigBatch(t *testing.T) {
+	st := storetest.Open(t, nil)
+	const n, versions = 5000, 12 // more records than a batch tracks
+	key := func(i int) []byte { return fmt.Appendf(nil, "sub-%d", i) }
+	var acked atomic.Uint64
+	stop := make(chan struct{})
+	var readers sync.WaitGroup
+	for r := range 2 {
+		readers.Add(1)
+		go func() {
+			defer readers.Done()
+			for i := r; ; i = (i + 7) % n {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				floor := acked.Load()
+				v, found, err := st.Get(store.CFSubkey, key(i))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				var got uint64
+				if found {
+					got = binary.BigEndian.Uint64(v)
+				}
+				if got < floor {
+					t.Errorf("key %d: read version %d after version %d was acknowledged", i, got, floor)
+					return
+				}
+			}
+		}()
+	}
+	for v := uint64(1); v <= versions; v++ {
+		b := st.NewBatch()
+		for i := range n {
+			b.Put(store.CFSubkey, key(i), binary.BigEndian.AppendUint64(nil, v))
+		}
+		err := st.Write(b)
+		b.Release()
+		if err != nil {
+			t.Fatal(err)
+		}
+		acked.Store(v)
+		for i := range n { // let the cache hold version v
+			if _, _, err := st.Get(store.CFSubkey, key(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	close(stop)
+	readers.Wait()
+	if s := st.CacheStats(store.CFSubkey); s.Hits == 0 {
+		t.Fatalf("stats %+v: the reads did not use the cache", s)
 	}
 }
