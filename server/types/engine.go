@@ -207,6 +207,16 @@ func (ks *keyState) create(b *store.Batch, t metadata.Type) error {
 	return nil
 }
 
+// unchanged reports whether a composite key's metadata is the record
+// already written (on disk or earlier in the batch). Strings are never
+// "unchanged": their value may have been changed in place.
+func (ks *keyState) unchanged() bool {
+	m, d := ks.m, ks.diskMeta
+	return ks.onDisk && m.Type.Composite() && m.Type == d.Type && m.ExpireMs == d.ExpireMs &&
+		m.UID == d.UID && m.Size == d.Size && m.Head == d.Head && m.Tail == d.Tail &&
+		ks.diskExpire == m.ExpireMs
+}
+
 // save writes the key's metadata in b, keeping the expiry index in step. A
 // composite key whose size dropped to zero is removed instead.
 func (ks *keyState) save(b *store.Batch) {
@@ -216,6 +226,11 @@ func (ks *keyState) save(b *store.Batch) {
 			ks.onDisk, ks.diskMeta = true, ks.m
 		}
 		ks.remove(b)
+		return
+	}
+	if ks.unchanged() {
+		// An HSET or ZADD that only changed members: rewriting the same
+		// record would cost a memtable insert, the dearest part of a write.
 		return
 	}
 	b.Put(store.CFMeta, ks.mkey, ks.m.Append(nil))

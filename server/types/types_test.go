@@ -246,3 +246,33 @@ func TestFlushDBResetsCounter(t *testing.T) {
 		t.Fatalf("%d subkeys survive FLUSHDB + compaction", n)
 	}
 }
+
+// TestMemberWritesKeepMetadata: a write that changes members but not the
+// key's metadata (HSET of existing fields, ZADD of a new score) writes no
+// metadata record, and one that changes the size or the TTL does.
+func TestMemberWritesKeepMetadata(t *testing.T) {
+	d, _ := newTestDB(t)
+	metaWrites := func() string {
+		return d.st.Property(store.CFMeta, "rocksdb.num-entries-active-mem-table")
+	}
+	must[int64](t)(d.HSet([]byte("h"), fields(3)))
+	must[ZAddResult](t)(d.ZAdd([]byte("z"), 0, []ScoreMember{{Score: 1, Member: []byte("m")}}))
+	before := metaWrites()
+	for i := range 5 {
+		must[int64](t)(d.HSet([]byte("h"), [][]byte{[]byte("f1"), fmt.Appendf(nil, "x%d", i)}))
+		must[ZAddResult](t)(d.ZAdd([]byte("z"), 0, []ScoreMember{{Score: float64(i + 2), Member: []byte("m")}}))
+	}
+	if after := metaWrites(); after != before {
+		t.Fatalf("metadata memtable entries %s -> %s: member-only writes rewrote the metadata", before, after)
+	}
+	if v, _, _ := d.HGet([]byte("h"), []byte("f1")); string(v) != "x4" {
+		t.Fatalf("HGET = %q, want x4", v)
+	}
+	must[int64](t)(d.HSet([]byte("h"), [][]byte{[]byte("new"), []byte("1")}))
+	if after := metaWrites(); after == before {
+		t.Fatal("an HSET that grew the hash wrote no metadata")
+	}
+	if n := must[int64](t)(d.HLen([]byte("h"))); n != 4 {
+		t.Fatalf("HLEN = %d, want 4", n)
+	}
+}
