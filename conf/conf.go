@@ -295,6 +295,8 @@ func (m Metrics) ListenAddr() string {
 	return m.Addr
 }
 
+func byteSizePtr(v ByteSize) *ByteSize { return &v }
+
 // Default returns the default configuration. It is the only place defaults
 // are written down; each call returns fresh slices.
 func Default() Config {
@@ -334,6 +336,11 @@ func Default() Config {
 			HardPendingCompactionBytesLimit: 256 * GiB,
 			Compression:                     []string{"no", "no", "lz4", "lz4", "lz4", "zstd", "zstd"},
 			BloomBitsPerKey:                 10,
+			// Every write of a key inserts into the metadata memtable, a
+			// skip list searched at about a cache miss per level: a small
+			// one stays in the CPU's cache. Its records are small, so
+			// small memtables flush often but cheaply.
+			Metadata: CFOverride{WriteBufferBytes: byteSizePtr(8 * MiB)},
 		},
 		Compaction: Compaction{
 			ReclaimMinElements:  10000,
