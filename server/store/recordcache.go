@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"hash/maphash"
 	"sync"
 	"sync/atomic"
@@ -45,20 +46,30 @@ type recordCache struct {
 const cacheShards = 64
 
 // cacheEntryOverhead is about what an entry costs beyond its key and value
-// bytes: the map slot, two slice headers and the allocations' rounding.
+// bytes: the map slot, a slice header and the allocation's rounding.
 const cacheEntryOverhead = 80
 
 type cacheShard struct {
-	mu      sync.Mutex
-	entries map[string]cacheEntry
+	mu sync.Mutex
+	// entries is keyed by the key's 64-bit hash, which also picks the
+	// shard: the key is hashed once, and the map compares integers. An
+	// entry holds its key, so a lookup that meets another key under the
+	// same hash (about never) is a miss, and a store replaces it.
+	entries map[uint64]cacheEntry
 	bytes   int64
 	epoch   uint64
 }
 
+// cacheEntry holds a key and its value in one buffer, so that a hit reads
+// one allocation besides the map.
 type cacheEntry struct {
-	val   []byte // nil when absent
-	found bool
+	buf   []byte // key, then value
+	klen  uint32
+	found bool // false: the key is absent, and buf holds only the key
 }
+
+func (e cacheEntry) key() []byte { return e.buf[:e.klen] }
+func (e cacheEntry) val() []byte { return e.buf[e.klen:] }
 
 // newRecordCache returns a cache of at most maxBytes, or nil for 0.
 func newRecordCache(maxBytes int64) *recordCache {
@@ -67,25 +78,43 @@ func newRecordCache(maxBytes int64) *recordCache {
 	}
 	c := &recordCache{seed: maphash.MakeSeed(), shardMax: max(maxBytes/cacheShards, 1)}
 	for i := range c.shards {
-		c.shards[i].entries = make(map[string]cacheEntry)
+		c.shards[i].entries = make(map[uint64]cacheEntry)
 	}
 	return c
 }
 
-func (c *recordCache) shard(key []byte) *cacheShard {
-	return &c.shards[maphash.Bytes(c.seed, key)&(cacheShards-1)]
+// locate hashes key and returns its shard.
+func (c *recordCache) locate(key []byte) (uint64, *cacheShard) {
+	h := maphash.Bytes(c.seed, key)
+	return h, &c.shards[h&(cacheShards-1)]
+}
+
+// lookup returns key's entry in sh; sh.mu is held.
+func (sh *cacheShard) lookup(h uint64, key []byte) (cacheEntry, bool) {
+	e, ok := sh.entries[h]
+	if !ok || !bytes.Equal(e.key(), key) {
+		return cacheEntry{}, false
+	}
+	return e, true
+}
+
+// remove drops the entry under h, whatever its key; sh.mu is held.
+func (sh *cacheShard) remove(h uint64) {
+	if old, ok := sh.entries[h]; ok {
+		sh.bytes -= int64(len(old.buf)) + cacheEntryOverhead
+		delete(sh.entries, h)
+	}
 }
 
 // get returns a copy of the cached value of key, whether it exists, and
 // whether the cache knew; when it did not, epoch is what fill needs.
 func (c *recordCache) get(key []byte) (val []byte, found, known bool, epoch uint64) {
-	sh := c.shard(key)
+	h, sh := c.locate(key)
 	sh.mu.Lock()
-	e, ok := sh.entries[string(key)]
+	e, ok := sh.lookup(h, key)
 	epoch = sh.epoch
 	if ok && e.found {
-		val = make([]byte, len(e.val))
-		copy(val, e.val)
+		val = append(make([]byte, 0, len(e.buf)-int(e.klen)), e.val()...)
 	}
 	sh.mu.Unlock()
 	if ok {
@@ -99,11 +128,11 @@ func (c *recordCache) get(key []byte) (val []byte, found, known bool, epoch uint
 // fill caches what a read of RocksDB found for key, unless a write to the
 // shard began since get returned epoch.
 func (c *recordCache) fill(key, val []byte, found bool, epoch uint64) {
-	sh := c.shard(key)
+	h, sh := c.locate(key)
 	sh.mu.Lock()
 	if sh.epoch == epoch {
-		if _, ok := sh.entries[string(key)]; !ok {
-			c.put(sh, key, val, found)
+		if _, ok := sh.lookup(h, key); !ok {
+			c.put(sh, h, key, val, found)
 		}
 	}
 	sh.mu.Unlock()
@@ -118,28 +147,22 @@ func (c *recordCache) fits(key, val []byte) bool {
 
 // put stores an entry; sh.mu is held. val is copied. An entry that does not
 // fit is removed instead.
-func (c *recordCache) put(sh *cacheShard, key, val []byte, found bool) {
+func (c *recordCache) put(sh *cacheShard, h uint64, key, val []byte, found bool) {
+	sh.remove(h)
 	if !c.fits(key, val) {
-		if old, ok := sh.entries[string(key)]; ok {
-			sh.bytes -= entryBytes(key, old.val)
-			delete(sh.entries, string(key))
-		}
 		return
 	}
-	e := cacheEntry{found: found}
-	if found {
-		e.val = append(make([]byte, 0, len(val)), val...)
+	if !found {
+		val = nil
 	}
-	if old, ok := sh.entries[string(key)]; ok {
-		sh.bytes -= entryBytes(key, old.val)
-	}
-	sh.entries[string(key)] = e
-	sh.bytes += entryBytes(key, e.val)
+	buf := make([]byte, 0, len(key)+len(val))
+	e := cacheEntry{buf: append(append(buf, key...), val...), klen: uint32(len(key)), found: found}
+	sh.entries[h] = e
+	sh.bytes += int64(len(e.buf)) + cacheEntryOverhead
 	for sh.bytes > c.shardMax && len(sh.entries) > 1 {
-		for k, v := range sh.entries { // map order is random enough
-			if k != string(key) {
-				delete(sh.entries, k)
-				sh.bytes -= int64(len(k)) + int64(len(v.val)) + cacheEntryOverhead
+		for k := range sh.entries { // map order is random enough
+			if k != h {
+				sh.remove(k)
 				c.evictions.Add(1)
 				break
 			}
@@ -154,21 +177,18 @@ func entryBytes(key, val []byte) int64 {
 // forget empties the entry of key before a write of it; the shard's epoch
 // moves on.
 func (c *recordCache) forget(key []byte) {
-	sh := c.shard(key)
+	h, sh := c.locate(key)
 	sh.mu.Lock()
-	if old, ok := sh.entries[string(key)]; ok {
-		sh.bytes -= entryBytes(key, old.val)
-		delete(sh.entries, string(key))
-	}
+	sh.remove(h)
 	sh.epoch++
 	sh.mu.Unlock()
 }
 
 // written caches the value a write of key left (found=false: deleted).
 func (c *recordCache) written(key, val []byte, found bool) {
-	sh := c.shard(key)
+	h, sh := c.locate(key)
 	sh.mu.Lock()
-	c.put(sh, key, val, found)
+	c.put(sh, h, key, val, found)
 	sh.epoch++
 	sh.mu.Unlock()
 }

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func TestMetaCacheFillLosesToWrites(t *testing.T) {
+func TestCacheFillLosesToWrites(t *testing.T) {
 	c := newRecordCache(1 << 20)
 	k := []byte("k")
 	if _, _, known, _ := c.get(k); known {
@@ -48,7 +48,7 @@ func TestMetaCacheFillLosesToWrites(t *testing.T) {
 	}
 }
 
-func TestMetaCacheGetReturnsACopy(t *testing.T) {
+func TestCacheGetReturnsACopy(t *testing.T) {
 	c := newRecordCache(1 << 20)
 	c.written([]byte("k"), []byte("value"), true)
 	v, _, _, _ := c.get([]byte("k"))
@@ -58,7 +58,7 @@ func TestMetaCacheGetReturnsACopy(t *testing.T) {
 	}
 }
 
-func TestMetaCacheBounded(t *testing.T) {
+func TestCacheBounded(t *testing.T) {
 	const limit = 1 << 20
 	c := newRecordCache(limit)
 	val := bytes.Repeat([]byte("v"), 100)
@@ -82,11 +82,30 @@ func TestMetaCacheBounded(t *testing.T) {
 	st = c.stats()
 	var bytesCounted int64
 	for i := range c.shards {
-		for k, e := range c.shards[i].entries {
-			bytesCounted += entryBytes([]byte(k), e.val)
+		for _, e := range c.shards[i].entries {
+			bytesCounted += entryBytes(e.key(), e.val())
 		}
 	}
 	if bytesCounted != st.Bytes {
 		t.Fatalf("shards account %d bytes, entries hold %d", st.Bytes, bytesCounted)
+	}
+}
+
+// TestCacheHashCollision: an entry of another key under the same 64-bit
+// hash is a miss, and a write of the key replaces it.
+func TestCacheHashCollision(t *testing.T) {
+	c := newRecordCache(1 << 20)
+	k := []byte("k")
+	h, sh := c.locate(k)
+	c.put(sh, h, []byte("other"), []byte("x"), true)
+	if _, _, known, _ := c.get(k); known {
+		t.Fatal("get found another key's entry")
+	}
+	c.written(k, []byte("v"), true)
+	if v, found, known, _ := c.get(k); !known || !found || string(v) != "v" {
+		t.Fatalf("get = %q %v %v, want the written value", v, found, known)
+	}
+	if st := c.stats(); st.Entries != 1 || st.Bytes != entryBytes(k, []byte("v")) {
+		t.Fatalf("stats %+v: the colliding entry was not replaced", st)
 	}
 }
