@@ -284,27 +284,26 @@ func (s *Store) Iterate(cf CF, lower, upper []byte, reverse bool, fn func(key, v
 	} else {
 		it.SeekToFirst()
 	}
-	for ; it.Valid(); step(it, reverse) {
-		k, v := it.Key(), it.Value()
-		more := fn(k.Data(), v.Data())
-		k.Free()
-		v.Free()
-		if !more {
+	batches := newIterBatches(it, reverse)
+	defer batches.release()
+walk:
+	for {
+		batch, n := batches.next()
+		if n == 0 {
 			break
+		}
+		for range n {
+			var k, v []byte
+			k, v, batch = iterRecord(batch)
+			if !fn(k, v) {
+				break walk
+			}
 		}
 	}
 	if err := it.Err(); err != nil {
 		return fmt.Errorf("store: iterate %s: %w", cf, err)
 	}
 	return nil
-}
-
-func step(it *grocksdb.Iterator, reverse bool) {
-	if reverse {
-		it.Prev()
-	} else {
-		it.Next()
-	}
 }
 
 // Owner implements compaction.Reader: bookkeeping[uid] and the metadata it
