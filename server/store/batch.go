@@ -206,7 +206,6 @@ func (s *Store) Write(b *Batch) error {
 	if b.rep.count == 0 {
 		return nil
 	}
-	s.forgetCached(b)
 	if err := s.writes.write(s, b); err != nil {
 		return fmt.Errorf("%w: %w", ErrWrite, err)
 	}
@@ -228,23 +227,6 @@ func (s *Store) Write(b *Batch) error {
 	return nil
 }
 
-// forgetCached empties the caches' entries of what b writes, before b goes
-// to RocksDB (see recordCache).
-func (s *Store) forgetCached(b *Batch) {
-	for i, c := range s.caches {
-		if c == nil {
-			continue
-		}
-		if b.cached[i].all {
-			c.clear()
-			continue
-		}
-		for _, op := range b.cached[i].ops {
-			c.forget(op.key)
-		}
-	}
-}
-
 // cacheWritten caches what b wrote, once RocksDB has it.
 func (s *Store) cacheWritten(b *Batch) {
 	for i, c := range s.caches {
@@ -252,15 +234,12 @@ func (s *Store) cacheWritten(b *Batch) {
 			continue
 		}
 		if b.cached[i].all {
-			// Which records b wrote is unknown: a read between the first
-			// clear and the write may have cached an old value.
+			// Which records b wrote is unknown.
 			c.clear()
 			continue
 		}
 		for _, op := range b.cached[i].ops {
 			if op.big {
-				// Forget it again: a read between the first forget and
-				// the write may have cached the old value.
 				c.forget(op.key)
 				continue
 			}

@@ -24,15 +24,17 @@ import (
 // The cache is filled by reads and by writes, and bounded in bytes; a full
 // shard evicts arbitrary entries. It must never hand out a value older
 // than the last write acknowledged, whatever locks its callers hold, so:
-//   - a write empties its keys' entries before its batch goes to RocksDB,
-//     and sets them to the written values after the batch is written;
-//   - both steps bump the shard's epoch;
+//   - once RocksDB has a batch, and before its write returns, the entries
+//     of the keys it wrote are set to the written values (or dropped, for
+//     a value too big to cache), and their shards' epochs move on;
 //   - a read that missed fills the entry only if the shard's epoch is the
 //     one it saw before reading RocksDB, and the entry is still empty.
 //
-// A read racing with a write therefore either finds the entry empty and
-// reads RocksDB, or leaves the entry alone; a failed write leaves its keys
-// uncached.
+// A read that raced with a write therefore read the new value, or fills
+// nothing. Until the write returns, reads may still get the old value,
+// which is allowed: the write is not acknowledged yet. Writers of one key
+// hold its lock across Store.Write, so two writes of a key never set its
+// entry out of order. A failed write changes nothing, in RocksDB or here.
 type recordCache struct {
 	seed      maphash.Seed
 	shards    [cacheShards]cacheShard
@@ -174,8 +176,8 @@ func entryBytes(key, val []byte) int64 {
 	return int64(len(key)) + int64(len(val)) + cacheEntryOverhead
 }
 
-// forget empties the entry of key before a write of it; the shard's epoch
-// moves on.
+// forget empties the entry of key after a write of it that is not cached;
+// the shard's epoch moves on.
 func (c *recordCache) forget(key []byte) {
 	h, sh := c.locate(key)
 	sh.mu.Lock()

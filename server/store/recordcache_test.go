@@ -29,6 +29,17 @@ func TestCacheFillLosesToWrites(t *testing.T) {
 		t.Fatalf("get = %q %v %v, want the written value", v, found, known)
 	}
 
+	// Nor may it fill once the written entry was evicted: what it read
+	// may be older than the write.
+	_, _, _, epoch = c.get(k)
+	c.written(k, []byte("newer"), true)
+	h, sh := c.locate(k)
+	sh.remove(h) // evicted
+	c.fill(k, []byte("old"), true, epoch)
+	if _, _, known, _ := c.get(k); known {
+		t.Fatal("a fill that began before a write cached its value after the write's entry was evicted")
+	}
+
 	// A quiet fill is cached, absences included.
 	k2 := []byte("absent")
 	_, _, _, epoch = c.get(k2)
