@@ -93,8 +93,12 @@ func TestCacheBounded(t *testing.T) {
 	st = c.stats()
 	var bytesCounted int64
 	for i := range c.shards {
-		for _, e := range c.shards[i].entries {
-			bytesCounted += entryBytes(e.key(), e.val())
+		sh := &c.shards[i]
+		for _, e := range sh.entries {
+			bytesCounted += entryBytes(sh.key(e), sh.val(e))
+		}
+		if int64(cap(sh.arena)) > 2*c.shardMax {
+			t.Fatalf("shard %d: arena of %d bytes, over twice the shard's %d", i, cap(sh.arena), c.shardMax)
 		}
 	}
 	if bytesCounted != st.Bytes {
