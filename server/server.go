@@ -280,10 +280,7 @@ func (s *Server) handle(conn redcon.Conn, rc redcon.Command) {
 		defer c.out.g.checkOutputLimit()
 	}
 	c.inCmd.Add(1)
-	defer func() {
-		c.lastActive.Store(time.Now().UnixMilli())
-		c.inCmd.Add(-1)
-	}()
+	defer c.inCmd.Add(-1)
 	mode := replyMode(c.replyMode.Load())
 	if mode != replyOn {
 		out = mutedConn{out}
@@ -306,7 +303,7 @@ func (s *Server) handle(conn redcon.Conn, rc redcon.Command) {
 }
 
 func (s *Server) dispatch(c *Client, conn redcon.Conn, args [][]byte) {
-	c.lastActive.Store(time.Now().UnixMilli())
+	c.lastActive.Store(unixMilliAt(monoNow()))
 	name := lower(args[0])
 	cmd, found := s.table[name]
 	if !found {
@@ -355,7 +352,9 @@ func (s *Server) dispatch(c *Client, conn redcon.Conn, args [][]byte) {
 	}
 	start := monoNow()
 	err := cmd.Run(ctx, args)
-	s.observe(ctx, cmd, args, monoNow()-start, err)
+	end := monoNow()
+	c.lastActive.Store(unixMilliAt(end))
+	s.observe(ctx, cmd, args, end-start, err)
 	if err != nil {
 		text, known := errorText(err)
 		switch {

@@ -126,6 +126,10 @@ var clockBase = time.Now()
 // takes two (wall and monotonic). The dispatcher times commands with it.
 func monoNow() time.Duration { return time.Since(clockBase) }
 
+// unixMilliAt converts a monoNow reading to unix milliseconds, sparing the
+// wall-clock read of time.Now on every command.
+func unixMilliAt(mono time.Duration) int64 { return clockBase.UnixMilli() + mono.Milliseconds() }
+
 // observe records a command the dispatcher ran for dur: its counters and
 // latency, the slow log, and the MONITOR feed. Time spent blocked (BLPOP
 // waiting) does not count, as in Redis.
