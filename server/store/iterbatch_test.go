@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/linxGnu/grocksdb"
 	"github.com/rs/zerolog"
 
 	"github.com/shaledb/shale/conf"
@@ -56,14 +55,8 @@ func TestIterateBatchesMatchGrocksdb(t *testing.T) {
 
 	type rec struct{ k, v string }
 	reference := func(lower, upper []byte, reverse bool, limit int) []rec {
-		ro := grocksdb.NewDefaultReadOptions()
+		ro := boundedReadOptions(lower, upper)
 		defer ro.Destroy()
-		if lower != nil {
-			ro.SetIterateLowerBound(lower)
-		}
-		if upper != nil {
-			ro.SetIterateUpperBound(upper)
-		}
 		it := st.db.NewIteratorCF(ro, st.cfs[CFSubkey])
 		defer it.Close()
 		var out []rec

@@ -86,16 +86,7 @@ func raceCache(t *testing.T, cf store.CF, read func(*store.Store, store.CF, []by
 				i := n % keys
 				floor := acked[i].Load()
 				val, found, err := read(st, cf, key(i))
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				var got uint64
-				if found {
-					got = binary.BigEndian.Uint64(val)
-				}
-				if got < floor {
-					t.Errorf("key %d: read version %d after version %d was acknowledged", i, got, floor)
+				if !notOlder(t, i, floor, val, found, err) {
 					return
 				}
 			}
@@ -176,16 +167,7 @@ func TestCacheBigBatch(t *testing.T) {
 				}
 				floor := acked.Load()
 				v, found, err := st.Get(store.CFSubkey, key(i))
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				var got uint64
-				if found {
-					got = binary.BigEndian.Uint64(v)
-				}
-				if got < floor {
-					t.Errorf("key %d: read version %d after version %d was acknowledged", i, got, floor)
+				if !notOlder(t, i, floor, v, found, err) {
 					return
 				}
 			}
@@ -213,4 +195,24 @@ func TestCacheBigBatch(t *testing.T) {
 	if s := st.CacheStats(store.CFSubkey); s.Hits == 0 {
 		t.Fatalf("stats %+v: the reads did not use the cache", s)
 	}
+}
+
+// notOlder checks a read of key i whose value starts with its version
+// (big-endian): it must not be older than floor, the version acknowledged
+// before the read began. It reports a failure and returns false.
+func notOlder(t *testing.T, i int, floor uint64, val []byte, found bool, err error) bool {
+	t.Helper()
+	if err != nil {
+		t.Error(err)
+		return false
+	}
+	var got uint64
+	if found {
+		got = binary.BigEndian.Uint64(val)
+	}
+	if got < floor {
+		t.Errorf("key %d: read version %d after version %d was acknowledged", i, got, floor)
+		return false
+	}
+	return true
 }

@@ -265,18 +265,25 @@ func (s *Store) multiGet(cf CF, keys, vals [][]byte, found []bool) error {
 	return nil
 }
 
-// Iterate calls fn for each record of cf with lower <= key < upper (upper nil
-// means no bound), in key order, or in reverse order when reverse is set,
-// until fn returns false. key and val are valid only during the call.
-func (s *Store) Iterate(cf CF, lower, upper []byte, reverse bool, fn func(key, val []byte) bool) error {
+// boundedReadOptions are read options for an iterator over lower <= key <
+// upper; a nil bound is no bound. Destroy them after the iterator.
+func boundedReadOptions(lower, upper []byte) *grocksdb.ReadOptions {
 	ro := grocksdb.NewDefaultReadOptions()
-	defer ro.Destroy()
 	if lower != nil {
 		ro.SetIterateLowerBound(lower)
 	}
 	if upper != nil {
 		ro.SetIterateUpperBound(upper)
 	}
+	return ro
+}
+
+// Iterate calls fn for each record of cf with lower <= key < upper (upper nil
+// means no bound), in key order, or in reverse order when reverse is set,
+// until fn returns false. key and val are valid only during the call.
+func (s *Store) Iterate(cf CF, lower, upper []byte, reverse bool, fn func(key, val []byte) bool) error {
+	ro := boundedReadOptions(lower, upper)
+	defer ro.Destroy()
 	it := s.db.NewIteratorCF(ro, s.cfs[cf])
 	defer it.Close()
 	if reverse {
