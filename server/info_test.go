@@ -2,9 +2,13 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/shaledb/shale/compaction"
 )
@@ -33,11 +37,13 @@ func TestInfoSections(t *testing.T) {
 			`uptime_in_seconds:\d+`, `uptime_in_days:\d+`, `executable:.*`, `config_file:`, `run_id:[0-9a-f]{40}`}},
 		{"clients", "Clients", []string{`connected_clients:1`, `maxclients:10000`, `blocked_clients:0`}},
 		{"memory", "Memory", []string{`used_memory:[1-9]\d*`, `used_memory_human:[\d.]+[BKMGTP]`, `maxmemory:0`,
-			`rocksdb_block_cache_usage:\d+`, `rocksdb_memtables:\d+`}},
+			`rocksdb_block_cache_usage:\d+`, `rocksdb_memtables:\d+`,
+			`metadata_cache_max_bytes:33554432`, `subkey_cache_max_bytes:33554432`, `subkey_cache_entries:\d+`}},
 		{"persistence", "Persistence", []string{`loading:0`, `rdb_changes_since_last_save:0`, `rdb_bgsave_in_progress:0`,
 			`aof_enabled:0`, `wal_sync:0`}},
 		{"stats", "Stats", []string{`total_connections_received:[1-9]\d*`, `total_commands_processed:[1-9]\d*`,
-			`rejected_connections:0`, `total_error_replies:\d+`, `expired_keys:\d+`}},
+			`rejected_connections:0`, `total_error_replies:\d+`, `expired_keys:\d+`,
+			`metadata_cache_misses:[1-9]\d*`, `subkey_cache_hits:\d+`}},
 		{"replication", "Replication", []string{`role:master`, `connected_slaves:0`}},
 		{"cpu", "CPU", []string{`used_cpu_sys:[\d.]+`, `used_cpu_user:[\d.]+`}},
 		{"cluster", "Cluster", []string{`cluster_enabled:0`}},
@@ -147,5 +153,64 @@ func TestBytesToHuman(t *testing.T) {
 		if got := bytesToHuman(tt.n); got != tt.want {
 			t.Errorf("bytesToHuman(%d) = %q, want %q", tt.n, got, tt.want)
 		}
+	}
+}
+
+// TestSubkeyCacheThroughClient: member reads are served by the sub-key
+// cache, and never return what a later write replaced or deleted.
+func TestSubkeyCacheThroughClient(t *testing.T) {
+	_, c := startAdminServer(t, nil)
+	ctx := context.Background()
+	hits := func() int64 {
+		info, err := c.Info(ctx, "stats").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(info, "\r\n") {
+			if v, ok := strings.CutPrefix(line, "subkey_cache_hits:"); ok {
+				n, err := strconv.ParseInt(v, 10, 64)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return n
+			}
+		}
+		t.Fatal("INFO stats has no subkey_cache_hits")
+		return 0
+	}
+	before := hits()
+	for i, want := range []string{"v1", "v2", "v3"} {
+		if err := c.HSet(ctx, "h", "f", want, fmt.Sprint("g", i), "x").Err(); err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			if got, err := c.HGet(ctx, "h", "f").Result(); err != nil || got != want {
+				t.Fatalf("HGET = %q, %v; want %q", got, err, want)
+			}
+		}
+		if got, err := c.ZScore(ctx, "z", "m").Result(); i > 0 && (err != nil || got != float64(i)) {
+			t.Fatalf("ZSCORE = %v, %v; want %d", got, err, i)
+		}
+		if err := c.ZAdd(ctx, "z", redis.Z{Score: float64(i + 1), Member: "m"}).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if hits() <= before {
+		t.Fatal("repeated HGETs of a field just written did not hit the sub-key cache")
+	}
+	if err := c.HDel(ctx, "h", "f").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.HGet(ctx, "h", "f").Err(); err != redis.Nil {
+		t.Fatalf("HGET of a deleted field = %v, want nil", err)
+	}
+	if ok, err := c.SIsMember(ctx, "s", "a").Result(); err != nil || ok {
+		t.Fatalf("SISMEMBER of a missing set = %v, %v", ok, err)
+	}
+	if err := c.SAdd(ctx, "s", "a").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := c.SIsMember(ctx, "s", "a").Result(); err != nil || !ok {
+		t.Fatalf("SISMEMBER after SADD = %v, %v: a cached absence outlived the write", ok, err)
 	}
 }
