@@ -16,6 +16,8 @@ type Batch struct {
 	resets   []int
 	reclaims []uint64
 	buf      []byte
+	// savedDeltas holds deltas at the last mark, so marking allocates not.
+	savedDeltas []counterDelta
 	// What the batch writes to each cached column family, for its cache;
 	// indexed like cachedCFs.
 	cached [len(cachedCFs)]cacheWrites
@@ -58,24 +60,37 @@ type cacheOp struct {
 	found, big bool
 }
 
-// cacheMark is where a batch's cache writes stand, to roll back to.
-type cacheMark [len(cachedCFs)]struct {
-	ops int
-	all bool
+// batchMark is where a batch stands, to take a failed command's writes out
+// again (Group.Add). The counter deltas at the mark are kept in the batch,
+// so a batch has one mark at a time.
+type batchMark struct {
+	rep              repMark
+	resets, reclaims int
+	cached           [len(cachedCFs)]struct {
+		ops int
+		all bool
+	}
 }
 
-func (b *Batch) cacheMark() (m cacheMark) {
+// mark returns where b stands now.
+func (b *Batch) mark() batchMark {
+	m := batchMark{rep: b.rep.mark(), resets: len(b.resets), reclaims: len(b.reclaims)}
 	for i := range b.cached {
-		m[i].ops, m[i].all = len(b.cached[i].ops), b.cached[i].all
+		m.cached[i].ops, m.cached[i].all = len(b.cached[i].ops), b.cached[i].all
 	}
+	b.savedDeltas = append(b.savedDeltas[:0], b.deltas...)
 	return m
 }
 
-func (b *Batch) rollbackCache(m cacheMark) {
+// rollback takes out every write since m, the last mark.
+func (b *Batch) rollback(m batchMark) {
+	b.rep.rollback(m.rep)
+	b.deltas = append(b.deltas[:0], b.savedDeltas...)
+	b.resets, b.reclaims = b.resets[:m.resets], b.reclaims[:m.reclaims]
 	for i := range b.cached {
 		w := &b.cached[i]
-		clear(w.ops[m[i].ops:])
-		w.ops, w.all = w.ops[:m[i].ops], m[i].all
+		clear(w.ops[m.cached[i].ops:])
+		w.ops, w.all = w.ops[:m.cached[i].ops], m.cached[i].all
 	}
 }
 
@@ -100,12 +115,12 @@ func (s *Store) NewBatch() *Batch {
 
 // Release returns the batch to the pool; it must not be used afterwards.
 func (b *Batch) Release() {
-	b.rep.reset()
+	b.savedDeltas = b.savedDeltas[:0]
+	b.rollback(batchMark{}) // the mark of an empty batch
 	if cap(b.rep.buf) > maxPooledBatchBytes {
 		b.rep.buf = nil
 	}
-	b.deltas, b.resets, b.reclaims, b.buf = b.deltas[:0], b.resets[:0], b.reclaims[:0], b.buf[:0]
-	b.rollbackCache(cacheMark{})
+	b.buf = b.buf[:0]
 	b.s = nil
 	batchPool.Put(b)
 }
@@ -178,10 +193,8 @@ func (b *Batch) Len() int { return int(b.rep.count) + len(b.deltas) + len(b.rese
 // the reclaims. The batch is still owned by the caller. Concurrent Writes
 // are joined into one DB.Write (see writeQueue).
 func (s *Store) Write(b *Batch) error {
-	select {
-	case <-s.closed:
+	if s.isClosing() {
 		return ErrClosed
-	default:
 	}
 	def := s.cfIDs[CFDefault]
 	var zero [8]byte

@@ -126,16 +126,9 @@ func (g *Group) Wait(keys ...LockKey) {
 // wrote is taken out again, so a failed command writes nothing, as on its
 // own.
 func (g *Group) Add(fn func(b *Batch) error) error {
-	b := g.b
-	mark := b.rep.mark()
-	var room [4]counterDelta
-	saved := append(room[:0], b.deltas...)
-	resets, reclaims, cached := len(b.resets), len(b.reclaims), b.cacheMark()
-	if err := fn(b); err != nil {
-		b.rep.rollback(mark)
-		b.deltas = append(b.deltas[:0], saved...)
-		b.resets, b.reclaims = b.resets[:resets], b.reclaims[:reclaims]
-		b.rollbackCache(cached)
+	mark := g.b.mark()
+	if err := fn(g.b); err != nil {
+		g.b.rollback(mark)
 		return err
 	}
 	g.writes++
