@@ -250,10 +250,10 @@ func infoMemory(s *Server, w *infoWriter) {
 	w.uint("rocksdb_memtables", m.memtables)
 	w.uint("rocksdb_table_readers", m.tabRd)
 	for _, c := range recordCaches {
-		st := s.st.CacheStats(c.cf)
-		w.int(c.name+"_cache_bytes", st.Bytes)
-		w.int(c.name+"_cache_max_bytes", st.MaxBytes)
-		w.int(c.name+"_cache_entries", st.Entries)
+		cs := s.st.CacheStats(c.cf)
+		w.int(c.name+"_cache_bytes", cs.Bytes)
+		w.int(c.name+"_cache_max_bytes", cs.MaxBytes)
+		w.int(c.name+"_cache_entries", cs.Entries)
 	}
 	w.int("maxmemory", 0)
 	w.str("maxmemory_human", "0B")
@@ -335,10 +335,10 @@ func infoStats(s *Server, w *infoWriter) {
 	w.int("pipeline_grouped_commands", st.groupedCommands.Load())
 	// Shale's own: reads of metadata and sub-keys served from memory.
 	for _, c := range recordCaches {
-		st := s.st.CacheStats(c.cf)
-		w.uint(c.name+"_cache_hits", st.Hits)
-		w.uint(c.name+"_cache_misses", st.Misses)
-		w.uint(c.name+"_cache_evictions", st.Evictions)
+		cs := s.st.CacheStats(c.cf)
+		w.uint(c.name+"_cache_hits", cs.Hits)
+		w.uint(c.name+"_cache_misses", cs.Misses)
+		w.uint(c.name+"_cache_evictions", cs.Evictions)
 	}
 }
 

@@ -213,8 +213,7 @@ func (ks *keyState) create(b *store.Batch, t metadata.Type) error {
 func (ks *keyState) unchanged() bool {
 	m, d := ks.m, ks.diskMeta
 	return ks.onDisk && m.Type.Composite() && m.Type == d.Type && m.ExpireMs == d.ExpireMs &&
-		m.UID == d.UID && m.Size == d.Size && m.Head == d.Head && m.Tail == d.Tail &&
-		ks.diskExpire == m.ExpireMs
+		m.UID == d.UID && m.Size == d.Size && m.Head == d.Head && m.Tail == d.Tail
 }
 
 // save writes the key's metadata in b, keeping the expiry index in step. A
