@@ -118,7 +118,7 @@ func (m *monitor) read(ms *monitorSet) {
 			continue
 		}
 		m.wmu.Lock()
-		if cmd := m.s.table[lower(rc.Args[0])]; cmd != nil && cmd.Flags&(Write|ReadOnly) != 0 {
+		if cmd := m.s.table.lookup(rc.Args[0]); cmd != nil && cmd.Flags&(Write|ReadOnly) != 0 {
 			m.s.replyError(m.conn, errMonitorKeyspace)
 		} else {
 			m.s.handle(m.conn, rc)

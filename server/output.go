@@ -2,10 +2,13 @@ package server
 
 import (
 	"errors"
+	"io"
 	"net"
+	"reflect"
 	"sync"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/tidwall/redcon"
 )
@@ -299,4 +302,45 @@ func (c *Ctx) baseWriter() *redcon.Writer {
 		return redcon.BaseWriter(rc.Conn)
 	}
 	return redcon.BaseWriter(c.Conn)
+}
+
+// bufferedLen is len(w.Buffer()): the reply bytes redcon holds unflushed.
+// Buffer returns a copy, and the pipeline asks for this length twice per
+// grouped command, which copied a whole pipeline's replies for each of its
+// commands. So the length is read from redcon's Writer itself, through
+// writerMirror, when writerLayoutMatches says its fields are the ones
+// mirrored; otherwise it falls back to Buffer.
+func bufferedLen(w *redcon.Writer) int {
+	if !writerLayoutMatches {
+		return len(w.Buffer())
+	}
+	m := (*writerMirror)(unsafe.Pointer(w))
+	if m.err != nil {
+		return 0 // as Buffer
+	}
+	return len(m.b)
+}
+
+// writerMirror has the fields of redcon.Writer (v1.6.2).
+type writerMirror struct {
+	w   io.Writer
+	b   []byte
+	err error
+}
+
+// writerLayoutMatches reports whether redcon.Writer's fields have the
+// names, types and offsets of writerMirror's.
+var writerLayoutMatches = sameLayout(reflect.TypeFor[redcon.Writer](), reflect.TypeFor[writerMirror]())
+
+func sameLayout(a, b reflect.Type) bool {
+	if a.Size() != b.Size() || a.NumField() != b.NumField() {
+		return false
+	}
+	for i := range a.NumField() {
+		fa, fb := a.Field(i), b.Field(i)
+		if fa.Name != fb.Name || fa.Type != fb.Type || fa.Offset != fb.Offset {
+			return false
+		}
+	}
+	return true
 }

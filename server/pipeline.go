@@ -67,7 +67,7 @@ type groupReply struct {
 // from start to the end of the buffer. wrote tells whether its writes are
 // in the batch.
 func (p *pipelineGroup) joined(start int, wrote bool) {
-	p.replies = append(p.replies, groupReply{start, len(p.wr.Buffer()), wrote})
+	p.replies = append(p.replies, groupReply{start, bufferedLen(p.wr), wrote})
 }
 
 func (p *pipelineGroup) active() bool { return p.g != nil && p.g.Active() }
@@ -108,7 +108,7 @@ func (s *Server) groupDB(c *Client, conn redcon.Conn, cmd *Command, args [][]byt
 	if !p.g.TryLock(keys...) {
 		return nil // another client holds a key: wait for it alone
 	}
-	p.mark = len(p.wr.Buffer())
+	p.mark = bufferedLen(p.wr)
 	return p.viewOf(db)
 }
 

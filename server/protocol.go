@@ -390,6 +390,7 @@ type guardConn struct {
 	guard   respGuard
 	in      []byte // raw bytes from the socket
 	out     []byte // canonical bytes not yet handed to redcon
+	outBuf  []byte // out's buffer, reused by each feed
 	pending replyError
 	held    []byte       // raw bytes watch read while the handler waited
 	heldErr error        // the read error watch met, returned once held is used up
@@ -403,6 +404,10 @@ type guardConn struct {
 	batch   atomic.Int64    // reply bytes redcon buffered since its last flush, roughly (replyCounter)
 	cut     atomic.Bool     // closed for passing the output buffer limit
 }
+
+// maxKeptOutBuf bounds the guard's output buffer that a connection keeps
+// between reads. A read of the 16 KiB input buffer rarely needs more.
+const maxKeptOutBuf = 64 << 10
 
 // currentLimits returns the server's limits now.
 func (c *guardConn) currentLimits() *connLimits {
@@ -497,7 +502,11 @@ func (c *guardConn) Read(p []byte) (int, error) {
 			c.stats.netIn.Add(int64(n))
 		}
 		if n > 0 {
-			c.out, c.pending = c.guard.feed(c.in[:n], c.out[:0])
+			if cap(c.outBuf) > maxKeptOutBuf {
+				c.outBuf = nil // an inline burst grew it: do not keep it
+			}
+			c.outBuf, c.pending = c.guard.feed(c.in[:n], c.outBuf[:0])
+			c.out = c.outBuf
 		}
 		if len(c.out) == 0 && err != nil {
 			if errors.Is(err, errHeldOverflow) {

@@ -304,12 +304,12 @@ func (s *Server) handle(conn redcon.Conn, rc redcon.Command) {
 
 func (s *Server) dispatch(c *Client, conn redcon.Conn, args [][]byte) {
 	c.lastActive.Store(unixMilliAt(monoNow()))
-	name := lower(args[0])
-	cmd, found := s.table[name]
-	if !found {
+	cmd := s.table.lookup(args[0])
+	if cmd == nil {
 		s.replyError(conn, unknownCommand(args))
 		return
 	}
+	name := cmd.Name
 	c.setLastCmd(name)
 	// Redis's order: unknown command, then arity, then authentication.
 	if !cmd.arityOK(len(args)) {
@@ -348,7 +348,7 @@ func (s *Server) dispatch(c *Client, conn redcon.Conn, args [][]byte) {
 	var replyStart, writesBefore int
 	if grouped != nil {
 		ctx.DB = grouped
-		replyStart, writesBefore = len(c.pipe.wr.Buffer()), c.pipe.g.Writes()
+		replyStart, writesBefore = bufferedLen(c.pipe.wr), c.pipe.g.Writes()
 	}
 	start := monoNow()
 	err := cmd.Run(ctx, args)

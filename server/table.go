@@ -3,6 +3,7 @@ package server
 import (
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // Flags describe a command, as COMMAND INFO reports them.
@@ -89,12 +90,35 @@ func buildTable(cmds []Command) commandTable {
 	t := make(commandTable, len(cmds))
 	for i := range cmds {
 		c := &cmds[i]
+		if len(c.Name) > maxCommandName || c.Name != strings.ToLower(c.Name) {
+			panic(fmt.Sprintf("server: command name %q is not lowercase or is longer than %d bytes", c.Name, maxCommandName))
+		}
 		if _, dup := t[c.Name]; dup {
 			panic(fmt.Sprintf("server: command %q registered twice", c.Name))
 		}
 		t[c.Name] = c
 	}
 	return t
+}
+
+// maxCommandName bounds the length of a command's name, so that lookup can
+// lower a name on the stack.
+const maxCommandName = 32
+
+// lookup returns the command named name, in any case, or nil. Unlike
+// t[lower(name)], it does not allocate.
+func (t commandTable) lookup(name []byte) *Command {
+	var buf [maxCommandName]byte
+	if len(name) > len(buf) {
+		return nil
+	}
+	for i, c := range name {
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[i] = c
+	}
+	return t[string(buf[:len(name)])]
 }
 
 // sortedNames lists the table's names in order, for COMMAND and tests.

@@ -53,11 +53,25 @@ type cacheWrites struct {
 // for its cache.
 const maxCachedWrites = 4096
 
-// cacheOp is one record a batch puts (found) or deletes. A record too big
-// for the cache (big) is only forgotten, and its value not kept.
+// cacheOp is one record a batch puts (found) or deletes. Its key and value
+// are not copied: they stay where the record lies in the batch's rep, as
+// offsets, since the rep's buffer may move while it grows. A record too big
+// for the cache (big) is only forgotten.
 type cacheOp struct {
-	key, val   []byte
-	found, big bool
+	keyAt, keyLen int
+	valAt, valLen int
+	found, big    bool
+}
+
+// key is op's key in rep.
+func (op cacheOp) key(rep []byte) []byte { return rep[op.keyAt : op.keyAt+op.keyLen] }
+
+// val is op's value in rep; nil for a delete.
+func (op cacheOp) val(rep []byte) []byte {
+	if !op.found {
+		return nil
+	}
+	return rep[op.valAt : op.valAt+op.valLen]
 }
 
 // batchMark is where a batch stands, to take a failed command's writes out
@@ -89,7 +103,6 @@ func (b *Batch) rollback(m batchMark) {
 	b.resets, b.reclaims = b.resets[:m.resets], b.reclaims[:m.reclaims]
 	for i := range b.cached {
 		w := &b.cached[i]
-		clear(w.ops[m.cached[i].ops:])
 		w.ops, w.all = w.ops[:m.cached[i].ops], m.cached[i].all
 	}
 }
@@ -127,14 +140,14 @@ func (b *Batch) Release() {
 
 // Put writes key=val in cf. Both slices are copied into the batch.
 func (b *Batch) Put(cf CF, key, val []byte) {
-	b.rep.put(b.s.cfIDs[cf], key, val)
-	b.noteCached(cf, key, val, true)
+	keyAt, valAt := b.rep.put(b.s.cfIDs[cf], key, val)
+	b.noteCached(cf, cacheOp{keyAt: keyAt, keyLen: len(key), valAt: valAt, valLen: len(val), found: true})
 }
 
 // Delete removes key from cf.
 func (b *Batch) Delete(cf CF, key []byte) {
-	b.rep.delete(b.s.cfIDs[cf], key)
-	b.noteCached(cf, key, nil, false)
+	keyAt := b.rep.delete(b.s.cfIDs[cf], key)
+	b.noteCached(cf, cacheOp{keyAt: keyAt, keyLen: len(key)})
 }
 
 // DeleteRange removes [lower, upper) from cf.
@@ -145,8 +158,9 @@ func (b *Batch) DeleteRange(cf CF, lower, upper []byte) {
 	}
 }
 
-// noteCached remembers a write of a cached column family for its cache.
-func (b *Batch) noteCached(cf CF, key, val []byte, found bool) {
+// noteCached remembers op, a write of a cached column family just added to
+// the rep, for its cache.
+func (b *Batch) noteCached(cf CF, op cacheOp) {
 	i := cacheSlot(cf)
 	if i < 0 || b.s.caches[i] == nil {
 		return
@@ -156,10 +170,7 @@ func (b *Batch) noteCached(cf CF, key, val []byte, found bool) {
 		w.all = true
 		return
 	}
-	op := cacheOp{key: append([]byte(nil), key...), found: found, big: !b.s.caches[i].fits(key, val)}
-	if found && !op.big {
-		op.val = append(make([]byte, 0, len(val)), val...)
-	}
+	op.big = !b.s.caches[i].fits(op.key(b.rep.buf), op.val(b.rep.buf))
 	w.ops = append(w.ops, op)
 }
 
@@ -253,10 +264,10 @@ func (s *Store) cacheWritten(b *Batch) {
 		}
 		for _, op := range b.cached[i].ops {
 			if op.big {
-				c.forget(op.key)
+				c.forget(op.key(b.rep.buf))
 				continue
 			}
-			c.written(op.key, op.val, op.found)
+			c.written(op.key(b.rep.buf), op.val(b.rep.buf), op.found)
 		}
 	}
 }

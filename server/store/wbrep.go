@@ -47,20 +47,28 @@ func (r *batchRep) start(tag, cfTag byte, cf uint32) {
 	r.count++
 }
 
-func (r *batchRep) varstring(b []byte) {
+// varstring appends b as a varstring and returns where b's bytes start in
+// r.buf.
+func (r *batchRep) varstring(b []byte) int {
 	r.buf = binary.AppendUvarint(r.buf, uint64(len(b)))
+	at := len(r.buf)
 	r.buf = append(r.buf, b...)
+	return at
 }
 
-func (r *batchRep) put(cf uint32, key, val []byte) {
+// put appends a Put record and returns where its key and value start in
+// r.buf.
+func (r *batchRep) put(cf uint32, key, val []byte) (keyAt, valAt int) {
 	r.start(tagValue, tagCFValue, cf)
-	r.varstring(key)
-	r.varstring(val)
+	keyAt = r.varstring(key)
+	valAt = r.varstring(val)
+	return keyAt, valAt
 }
 
-func (r *batchRep) delete(cf uint32, key []byte) {
+// delete appends a Delete record and returns where its key starts in r.buf.
+func (r *batchRep) delete(cf uint32, key []byte) (keyAt int) {
 	r.start(tagDeletion, tagCFDeletion, cf)
-	r.varstring(key)
+	return r.varstring(key)
 }
 
 func (r *batchRep) merge(cf uint32, key, val []byte) {
