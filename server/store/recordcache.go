@@ -59,7 +59,8 @@ type cacheShard struct {
 	// same hash (about never) is a miss, and a store replaces it.
 	entries map[uint64]cacheEntry
 	// arena holds the entries' keys and values, one after the other. A
-	// replaced or evicted entry's bytes stay until the arena is full, and
+	// value no longer than the one it replaces is written over it; any
+	// other replaced or evicted entry's bytes stay until the arena is full, and
 	// then the live ones are copied to a new arena; so the arena may take
 	// up to twice the shard's bound, as the garbage of a cache that
 	// allocated each entry would until the next collection. Neither the
@@ -196,13 +197,26 @@ func (c *recordCache) fits(key, val []byte) bool {
 // put stores an entry; sh.mu is held. val is copied. An entry that does not
 // fit is removed instead.
 func (c *recordCache) put(sh *cacheShard, h uint64, key, val []byte, found bool) {
-	sh.remove(h)
 	if !c.fits(key, val) {
+		sh.remove(h)
 		return
 	}
 	if !found {
 		val = nil
 	}
+	if old, ok := sh.lookup(h, key); ok && len(val) <= int(old.vlen) {
+		// An overwrite no longer than the value cached (a counter, a
+		// fixed-size field) goes in place: no arena bytes, and at most
+		// one map write instead of a delete and an insert.
+		copy(sh.arena[old.off+int(old.klen):], val)
+		if int(old.vlen) != len(val) || old.found != found {
+			sh.bytes -= int64(old.vlen) - int64(len(val))
+			old.vlen, old.found = uint32(len(val)), found
+			sh.entries[h] = old
+		}
+		return
+	}
+	sh.remove(h)
 	size := entryBytes(key, val)
 	for sh.bytes+size > c.shardMax && len(sh.entries) > 0 {
 		for k := range sh.entries { // map order is random enough

@@ -124,3 +124,37 @@ func TestCacheHashCollision(t *testing.T) {
 		t.Fatalf("stats %+v: the colliding entry was not replaced", st)
 	}
 }
+
+func TestCacheOverwritesInPlace(t *testing.T) {
+	c := newRecordCache(1 << 20)
+	k := []byte("key")
+	c.written(k, []byte("12345"), true)
+	_, sh := c.locate(k)
+	arena, bytesBefore := len(sh.arena), c.stats().Bytes
+	for _, v := range []string{"abcde", "xy", "z", ""} {
+		c.written(k, []byte(v), true)
+		if got, found, known, _ := c.get(k); !known || !found || string(got) != v {
+			t.Fatalf("after writing %q: get = %q %v %v", v, got, found, known)
+		}
+		if len(sh.arena) != arena {
+			t.Fatalf("writing %q, no longer than the cached value, grew the arena from %d to %d", v, arena, len(sh.arena))
+		}
+		if want := bytesBefore - int64(5-len(v)); c.stats().Bytes != want {
+			t.Fatalf("after writing %q: %d bytes counted, want %d", v, c.stats().Bytes, want)
+		}
+	}
+	c.written(k, nil, false)
+	if _, found, known, _ := c.get(k); !known || found {
+		t.Fatalf("a deletion in place reads as found %v known %v", found, known)
+	}
+	c.written(k, []byte("longer than before"), true)
+	if got, _, _, _ := c.get(k); string(got) != "longer than before" {
+		t.Fatalf("a longer value reads as %q", got)
+	}
+	if len(sh.arena) == arena {
+		t.Fatal("a longer value was not appended")
+	}
+	if len(sh.entries) != 1 {
+		t.Fatalf("%d entries for one key", len(sh.entries))
+	}
+}
