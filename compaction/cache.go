@@ -31,3 +31,40 @@ func (c *deadCache) add(uid uint64) {
 	c.uids[uid] = struct{}{}
 	c.mu.Unlock()
 }
+
+// aliveMemo remembers, for recent uids, that their owner was alive at some
+// count of GC.NoteDeaths. A compaction meets a live key's records one after
+// the other, and without the memo each of them cost an owner lookup: a
+// snapshot and two reads. The memo holds only while no write that may kill
+// an owner has landed since, so it does not outlive a DEL, an overwrite, an
+// expiry or a RENAME. Even a stale memo could only keep records, never drop
+// them: it would delay a reclaim, not lose data.
+type aliveMemo struct {
+	mu    sync.Mutex
+	slots [aliveMemoSlots]aliveSlot
+}
+
+// aliveMemoSlots is the memo's size: a uid has one slot, uid mod the size,
+// enough for the few compactions that run at once.
+const aliveMemoSlots = 64
+
+type aliveSlot struct {
+	uid, deaths uint64
+	set         bool
+}
+
+// holds reports whether uid was found alive at the count deaths.
+func (m *aliveMemo) holds(uid, deaths uint64) bool {
+	m.mu.Lock()
+	s := m.slots[uid%aliveMemoSlots]
+	m.mu.Unlock()
+	return s.set && s.uid == uid && s.deaths == deaths
+}
+
+// add records that uid was found alive by a lookup that began at the count
+// deaths.
+func (m *aliveMemo) add(uid, deaths uint64) {
+	m.mu.Lock()
+	m.slots[uid%aliveMemoSlots] = aliveSlot{uid: uid, deaths: deaths, set: true}
+	m.mu.Unlock()
+}

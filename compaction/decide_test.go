@@ -81,31 +81,66 @@ func TestFilterKeepsEverythingUntilPublished(t *testing.T) {
 	}
 }
 
-func TestFilterCachesOnlyDeath(t *testing.T) {
+func TestFilterCachesDeathAndLifeUntilNoteDeaths(t *testing.T) {
 	gc := NewGC(zerolog.New(zerolog.NewTestWriter(t)))
 	live := Owner{BookFound: true, Book: book(metadata.TypeHash, "h"), MetaFound: true, Meta: meta(metadata.TypeHash, 1, 0), SnapMs: nowMs}
 	r := &fakeReader{owners: map[uint64]Owner{1: live}}
 	gc.Publish(r)
 	f := gc.Filter(KindSubkey)
+	filter := func(uid uint64) bool {
+		drop, _ := f.Filter(0, subkey.AppendKey(nil, uid, []byte("a")), nil)
+		return drop
+	}
 	for range 3 {
-		if drop, _ := f.Filter(0, subkey.AppendKey(nil, 1, []byte("a")), nil); drop {
+		if filter(1) {
 			t.Fatal("dropped a live record")
 		}
 	}
-	if r.lookups != 3 {
-		t.Fatalf("live verdicts must not be cached: %d lookups, want 3", r.lookups)
+	if r.lookups != 1 {
+		t.Fatalf("a live verdict must hold until NoteDeaths: %d lookups, want 1", r.lookups)
 	}
 	for range 3 {
-		if drop, _ := f.Filter(0, subkey.AppendKey(nil, 2, []byte("a")), nil); !drop {
+		if !filter(2) {
 			t.Fatal("kept a dead record")
 		}
 	}
-	if r.lookups != 4 {
-		t.Fatalf("dead verdicts must be cached: %d lookups, want 4", r.lookups)
+	if r.lookups != 2 {
+		t.Fatalf("dead verdicts must be cached: %d lookups, want 2", r.lookups)
 	}
 	s := gc.Stats()
 	if s.CacheHits != 2 || s.Dropped[KindSubkey] != 3 {
 		t.Fatalf("stats = %+v", s)
+	}
+
+	// uid 1 dies. Until the store says so, its records are kept (never
+	// wrongly dropped); after NoteDeaths they go.
+	r.mu.Lock()
+	delete(r.owners, 1)
+	r.mu.Unlock()
+	if filter(1) {
+		t.Fatal("dropped on a remembered live verdict")
+	}
+	gc.NoteDeaths()
+	if !filter(1) {
+		t.Fatal("kept a dead uid's record after NoteDeaths")
+	}
+	if r.lookups != 3 {
+		t.Fatalf("%d lookups, want 3", r.lookups)
+	}
+}
+
+func TestAliveMemoSlots(t *testing.T) {
+	var m aliveMemo
+	m.add(5, 1)
+	if !m.holds(5, 1) || m.holds(5, 2) || m.holds(6, 1) || m.holds(5+aliveMemoSlots, 1) {
+		t.Fatal("memo answers for another uid or count")
+	}
+	m.add(5+aliveMemoSlots, 1) // same slot
+	if m.holds(5, 1) || !m.holds(5+aliveMemoSlots, 1) {
+		t.Fatal("a slot's new uid did not replace the old")
+	}
+	if (&aliveMemo{}).holds(0, 0) {
+		t.Fatal("an empty slot holds uid 0")
 	}
 }
 

@@ -13,8 +13,9 @@
 //     read from one snapshot, so a concurrent RENAME cannot fake a death.
 //   - On any error or doubt the record is kept: a leak wastes disk, a wrong
 //     drop loses data.
-//   - Only dead verdicts are cached. A uid is never reused, so death is
-//     permanent; life is not.
+//   - Dead verdicts are cached for good: a uid is never reused, so death is
+//     permanent. Life is not: an alive verdict is remembered only until the
+//     store reports a write that may have killed an owner (GC.NoteDeaths).
 //   - Filters are called concurrently by RocksDB's background threads on one
 //     shared instance; all state is atomic or mutex-guarded.
 //   - Key and value slices point into C memory valid only during Filter; the

@@ -48,6 +48,8 @@ const deadCacheLimit = 1 << 16
 type GC struct {
 	reader    atomic.Pointer[readerBox]
 	cache     *deadCache
+	alive     aliveMemo
+	deaths    atomic.Uint64 // NoteDeaths calls: an alive verdict holds while this stays
 	dropped   [numKinds]atomic.Uint64
 	cacheHits atomic.Uint64
 	errors    atomic.Uint64
@@ -92,6 +94,12 @@ func (g *GC) Stats() Stats {
 	return s
 }
 
+// NoteDeaths tells the filters that a write which may have killed owners
+// has landed: it deleted a metadata or bookkeeping record, or wrote a
+// bookkeeping record. The caller calls it after the write, never before, so
+// that an alive verdict read before the write is not trusted after it.
+func (g *GC) NoteDeaths() { g.deaths.Add(1) }
+
 // Dead reports whether uid's owner is provably dead now.
 func (g *GC) Dead(uid uint64) bool {
 	box := g.reader.Load()
@@ -102,6 +110,12 @@ func (g *GC) Dead(uid uint64) bool {
 		g.cacheHits.Add(1)
 		return true
 	}
+	// Loaded before the lookup's snapshot: a death that lands after the
+	// snapshot is followed by a NoteDeaths that moves the count past it.
+	deaths := g.deaths.Load()
+	if g.alive.holds(uid, deaths) {
+		return false
+	}
 	o, err := box.r.Owner(uid)
 	if err != nil {
 		g.errors.Add(1)
@@ -109,6 +123,7 @@ func (g *GC) Dead(uid uint64) bool {
 		return false
 	}
 	if Decide(uid, o) != Dead {
+		g.alive.add(uid, deaths)
 		return false
 	}
 	g.cache.add(uid)

@@ -21,6 +21,10 @@ type Batch struct {
 	// What the batch writes to each cached column family, for its cache;
 	// indexed like cachedCFs.
 	cached [len(cachedCFs)]cacheWrites
+	// mayKill: the batch deletes a metadata or bookkeeping record or writes
+	// a bookkeeping record, so an owner may die when it lands (see
+	// compaction.GC.NoteDeaths).
+	mayKill bool
 }
 
 // cachedCFs are the column families with a record cache (see recordCache),
@@ -80,6 +84,7 @@ func (op cacheOp) val(rep []byte) []byte {
 type batchMark struct {
 	rep              repMark
 	resets, reclaims int
+	mayKill          bool
 	cached           [len(cachedCFs)]struct {
 		ops int
 		all bool
@@ -88,7 +93,7 @@ type batchMark struct {
 
 // mark returns where b stands now.
 func (b *Batch) mark() batchMark {
-	m := batchMark{rep: b.rep.mark(), resets: len(b.resets), reclaims: len(b.reclaims)}
+	m := batchMark{rep: b.rep.mark(), resets: len(b.resets), reclaims: len(b.reclaims), mayKill: b.mayKill}
 	for i := range b.cached {
 		m.cached[i].ops, m.cached[i].all = len(b.cached[i].ops), b.cached[i].all
 	}
@@ -101,6 +106,7 @@ func (b *Batch) rollback(m batchMark) {
 	b.rep.rollback(m.rep)
 	b.deltas = append(b.deltas[:0], b.savedDeltas...)
 	b.resets, b.reclaims = b.resets[:m.resets], b.reclaims[:m.reclaims]
+	b.mayKill = m.mayKill
 	for i := range b.cached {
 		w := &b.cached[i]
 		w.ops, w.all = w.ops[:m.cached[i].ops], m.cached[i].all
@@ -140,18 +146,21 @@ func (b *Batch) Release() {
 
 // Put writes key=val in cf. Both slices are copied into the batch.
 func (b *Batch) Put(cf CF, key, val []byte) {
+	b.mayKill = b.mayKill || cf == CFBookkeeping
 	keyAt, valAt := b.rep.put(b.s.cfIDs[cf], key, val)
 	b.noteCached(cf, cacheOp{keyAt: keyAt, keyLen: len(key), valAt: valAt, valLen: len(val), found: true})
 }
 
 // Delete removes key from cf.
 func (b *Batch) Delete(cf CF, key []byte) {
+	b.mayKill = b.mayKill || cf == CFMeta || cf == CFBookkeeping
 	keyAt := b.rep.delete(b.s.cfIDs[cf], key)
 	b.noteCached(cf, cacheOp{keyAt: keyAt, keyLen: len(key)})
 }
 
 // DeleteRange removes [lower, upper) from cf.
 func (b *Batch) DeleteRange(cf CF, lower, upper []byte) {
+	b.mayKill = b.mayKill || cf == CFMeta || cf == CFBookkeeping
 	b.rep.deleteRange(b.s.cfIDs[cf], lower, upper)
 	if i := cacheSlot(cf); i >= 0 {
 		b.cached[i].all = true
@@ -234,6 +243,9 @@ func (s *Store) Write(b *Batch) error {
 		return fmt.Errorf("%w: %w", ErrWrite, err)
 	}
 	s.cacheWritten(b)
+	if b.mayKill {
+		s.gc.NoteDeaths()
+	}
 	for _, db := range b.resets {
 		s.counters.keys[db].Store(0)
 		s.counters.expires[db].Store(0)

@@ -157,6 +157,47 @@ func TestCompactDropsOrphansKeepsLive(t *testing.T) {
 	}
 }
 
+// A compaction that found a key alive must not keep trusting that once the
+// key dies: each way a write can kill an owner is followed by a compaction
+// that must drop the records.
+func TestCompactAfterAliveVerdictReclaims(t *testing.T) {
+	kills := map[string]func(b *store.Batch, uid uint64){
+		"delete metadata and bookkeeping": func(b *store.Batch, uid uint64) {
+			b.Delete(store.CFMeta, metadata.AppendMetaKey(nil, 0, []byte("h")))
+			b.Delete(store.CFBookkeeping, metadata.AppendBookKey(nil, uid))
+		},
+		"delete metadata only": func(b *store.Batch, uid uint64) {
+			b.Delete(store.CFMeta, metadata.AppendMetaKey(nil, 0, []byte("h")))
+		},
+		"delete bookkeeping only": func(b *store.Batch, uid uint64) {
+			b.Delete(store.CFBookkeeping, metadata.AppendBookKey(nil, uid))
+		},
+		"bookkeeping names another key": func(b *store.Batch, uid uint64) {
+			b.Put(store.CFBookkeeping, metadata.AppendBookKey(nil, uid), metadata.Book{Type: metadata.TypeHash, Key: []byte("nosuch")}.Append(nil))
+		},
+	}
+	for name, kill := range kills {
+		t.Run(name, func(t *testing.T) {
+			st := storetest.Open(t, nil)
+			uid := writeHash(t, st, "h", 1000)
+			st.Compact() // finds uid alive
+			if got := count(t, st, store.CFSubkey); got != 1000 {
+				t.Fatalf("live hash compacted to %d subkeys, want 1000", got)
+			}
+			b := st.NewBatch()
+			kill(b, uid)
+			if err := st.Write(b); err != nil {
+				t.Fatal(err)
+			}
+			b.Release()
+			st.Compact()
+			if got := count(t, st, store.CFSubkey); got != 0 {
+				t.Fatalf("after the key died: %d subkeys left, want 0", got)
+			}
+		})
+	}
+}
+
 func TestRenamedOwnerSurvives(t *testing.T) {
 	st := storetest.Open(t, nil)
 	uid := writeHash(t, st, "a", 100)
