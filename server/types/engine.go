@@ -129,35 +129,51 @@ type keyState struct {
 
 // load reads key's metadata. An expired record reads as absent, but is
 // remembered so that a write can remove it in the same batch.
+//
+// load and loadType are small enough to be inlined, so that the keyState is
+// allocated in the command that loads it, and stays on its stack unless the
+// command lets it escape: a heap keyState was the largest allocation of a
+// SET or an HSET.
 func (d *DB) load(key []byte, now int64) (*keyState, error) {
-	ks := &keyState{db: d, key: key, mkey: metadata.AppendMetaKey(nil, d.idx, key)}
+	ks := &keyState{}
+	return ks, d.fill(ks, key, 0, now)
+}
+
+// loadType is load plus a type check: it returns ErrWrongType when the key is
+// live and holds another type. now may be readClock.
+func (d *DB) loadType(key []byte, t metadata.Type, now int64) (*keyState, error) {
+	ks := &keyState{}
+	return ks, d.fill(ks, key, t, now)
+}
+
+// readClock, as fill's now, makes it read the engine's clock: a caller that
+// passed d.e.now() itself would be too big to inline.
+const readClock int64 = -1
+
+// fill reads key's metadata into ks. t, unless 0, is the type a live key
+// must have.
+func (d *DB) fill(ks *keyState, key []byte, t metadata.Type, now int64) error {
+	if now == readClock {
+		now = d.e.now()
+	}
+	*ks = keyState{db: d, key: key, mkey: metadata.AppendMetaKey(nil, d.idx, key)}
 	raw, ok, err := d.st.Get(store.CFMeta, ks.mkey)
 	if err != nil || !ok {
-		return ks, err
+		return err
 	}
 	m, err := metadata.DecodeMeta(raw)
 	if err != nil {
-		return nil, fmt.Errorf("key %q: %w", key, err)
+		return fmt.Errorf("key %q: %w", key, err)
 	}
 	ks.onDisk = true
 	ks.diskMeta = m
 	ks.diskExpire = m.ExpireMs
 	ks.m = m
 	ks.live = !m.Expired(now)
-	return ks, nil
-}
-
-// loadType is load plus a type check: it returns ErrWrongType when the key is
-// live and holds another type.
-func (d *DB) loadType(key []byte, t metadata.Type, now int64) (*keyState, error) {
-	ks, err := d.load(key, now)
-	if err != nil {
-		return nil, err
+	if t != 0 && ks.live && m.Type != t {
+		return ErrWrongType
 	}
-	if ks.live && ks.m.Type != t {
-		return nil, ErrWrongType
-	}
-	return ks, nil
+	return nil
 }
 
 // remove deletes the key's records in b: metadata, bookkeeping and expiry

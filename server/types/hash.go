@@ -13,7 +13,8 @@ import (
 
 // loadHash loads key expecting a hash.
 func (d *DB) loadHash(key []byte) (*keyState, error) {
-	return d.loadType(key, metadata.TypeHash, d.e.now())
+	ks := &keyState{} // not loadType: this must stay small enough to inline
+	return ks, d.fill(ks, key, metadata.TypeHash, readClock)
 }
 
 // subValues reads the values of subs under the key's uid; found[i] tells

@@ -25,7 +25,8 @@ var ErrIndexOutOfRange = errors.New("index out of range")
 
 // loadList loads key expecting a list.
 func (d *DB) loadList(key []byte) (*keyState, error) {
-	return d.loadType(key, metadata.TypeList, d.e.now())
+	ks := &keyState{} // not loadType: this must stay small enough to inline
+	return ks, d.fill(ks, key, metadata.TypeList, readClock)
 }
 
 // lkey is the sub-key of the element at position pos (0-based from the

@@ -28,7 +28,8 @@ const interChunk = 512
 
 // loadSet loads key expecting a set.
 func (d *DB) loadSet(key []byte) (*keyState, error) {
-	return d.loadType(key, metadata.TypeSet, d.e.now())
+	ks := &keyState{} // not loadType: this must stay small enough to inline
+	return ks, d.fill(ks, key, metadata.TypeSet, readClock)
 }
 
 // uniqueMembers returns members without repeats, in first-seen order.

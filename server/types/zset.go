@@ -41,7 +41,8 @@ type ScoreMember struct {
 
 // loadZSet loads key expecting a sorted set.
 func (d *DB) loadZSet(key []byte) (*keyState, error) {
-	return d.loadType(key, metadata.TypeZSet, d.e.now())
+	ks := &keyState{} // not loadType: this must stay small enough to inline
+	return ks, d.fill(ks, key, metadata.TypeZSet, readClock)
 }
 
 // storedScore is the score as it is written: -0 becomes +0.
