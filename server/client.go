@@ -25,6 +25,10 @@ type Client struct {
 	noEvict    atomic.Bool   // CLIENT NO-EVICT ON
 	replyMode  atomic.Int32  // a replyMode: CLIENT REPLY
 	out        *replyCounter // what handlers write to; nil when conn is not a guardConn
+	// ctx is the running command's context, reused by each command of the
+	// connection's goroutine instead of allocated: nothing keeps a Ctx
+	// after its command returns.
+	ctx Ctx
 
 	// Touched only by the connection's own goroutine.
 	closeAfterReply bool          // CLIENT KILL of itself

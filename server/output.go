@@ -143,37 +143,45 @@ func (c *guardConn) cutOff(pending, limit int64) {
 }
 
 // writeNow writes what the socket takes without waiting. Where there is no
-// raw socket (not TCP), it blocks instead.
+// raw socket (not TCP), it blocks instead. c.wmu is held.
 func (c *guardConn) writeNow(p []byte) (int, error) {
 	if c.raw == nil {
 		return c.Conn.Write(p)
 	}
-	n := 0
-	var werr error
-	err := c.raw.Write(func(fd uintptr) bool {
-		for n < len(p) {
-			m, e := syscall.Write(int(fd), p[n:])
-			if m > 0 {
-				n += m
-			}
-			switch {
-			case e == syscall.EINTR:
-				continue
-			case e == syscall.EAGAIN:
-				return true
-			case e != nil:
-				werr = &net.OpError{Op: "write", Net: "tcp", Addr: c.RemoteAddr(), Err: e}
-				return true
-			case m == 0:
-				return true
-			}
-		}
-		return true
-	})
+	if c.writeFn == nil {
+		c.writeFn = c.writeFd // bound once: a closure per write allocated
+	}
+	c.wbuf, c.wn, c.werr = p, 0, nil
+	err := c.raw.Write(c.writeFn)
+	n, werr := c.wn, c.werr
+	c.wbuf, c.werr = nil, nil
 	if werr != nil {
 		return n, werr
 	}
 	return n, err
+}
+
+// writeFd is writeNow's callback for the raw socket: it writes c.wbuf,
+// counting in c.wn, until the socket would block.
+func (c *guardConn) writeFd(fd uintptr) bool {
+	for c.wn < len(c.wbuf) {
+		m, e := syscall.Write(int(fd), c.wbuf[c.wn:])
+		if m > 0 {
+			c.wn += m
+		}
+		switch {
+		case e == syscall.EINTR:
+			continue
+		case e == syscall.EAGAIN:
+			return true
+		case e != nil:
+			c.werr = &net.OpError{Op: "write", Net: "tcp", Addr: c.RemoteAddr(), Err: e}
+			return true
+		case m == 0:
+			return true
+		}
+	}
+	return true
 }
 
 // drain writes the queue until it is empty, blocking as long as the client

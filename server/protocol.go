@@ -401,8 +401,14 @@ type guardConn struct {
 	raw     syscall.RawConn // the socket, for writes that must not block; nil: block
 	replies outQueue        // reply bytes the kernel has not taken yet (output.go)
 	wmu     sync.Mutex      // serializes Write
-	batch   atomic.Int64    // reply bytes redcon buffered since its last flush, roughly (replyCounter)
-	cut     atomic.Bool     // closed for passing the output buffer limit
+	// writeNow's buffer, progress and error, for writeFn, the callback it
+	// hands the raw socket; guarded by wmu.
+	wbuf    []byte
+	wn      int
+	werr    error
+	writeFn func(fd uintptr) bool
+	batch   atomic.Int64 // reply bytes redcon buffered since its last flush, roughly (replyCounter)
+	cut     atomic.Bool  // closed for passing the output buffer limit
 }
 
 // maxKeptOutBuf bounds the guard's output buffer that a connection keeps

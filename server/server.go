@@ -343,7 +343,8 @@ func (s *Server) dispatch(c *Client, conn redcon.Conn, args [][]byte) {
 		s.pause.wait(mayWrite(cmd))
 		c.blocked.Store(false)
 	}
-	ctx := &Ctx{Conn: conn, Srv: s, Client: c, DB: c.currentDB()}
+	ctx := &c.ctx
+	*ctx = Ctx{Conn: conn, Srv: s, Client: c, DB: c.currentDB()}
 	grouped := s.groupDB(c, conn, cmd, args, ctx.DB)
 	var replyStart, writesBefore int
 	if grouped != nil {
