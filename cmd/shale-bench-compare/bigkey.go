@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -78,13 +79,16 @@ func (d delSample) Min() time.Duration {
 	return s[0]
 }
 
-// timeDel builds a fresh key reps times and times one DEL round trip of it
-// from the client.
+// timeDel builds a fresh key reps times, settles, and times one DEL round
+// trip of it from the client.
 func timeDel(ctx context.Context, c *redis.Client, server, kind, cmd string, n, reps int) (delSample, error) {
 	d := delSample{Server: server, Type: kind, Elements: n}
 	for rep := range reps {
 		key := fmt.Sprintf("bigkey:%s:%d:%d", kind, n, rep)
 		if err := buildKey(ctx, c, kind, cmd, key, n); err != nil {
+			return d, err
+		}
+		if err := settle(ctx, c); err != nil {
 			return d, err
 		}
 		start := time.Now()
@@ -96,6 +100,45 @@ func timeDel(ctx context.Context, c *redis.Client, server, kind, cmd string, n, 
 		d.Times = append(d.Times, elapsed)
 	}
 	return d, nil
+}
+
+// settleMax bounds settle's wait.
+const settleMax = 60 * time.Second
+
+// settle waits until the server runs no flush and no compaction, seen
+// twice 100 ms apart, or settleMax has passed. Building a big key makes
+// Shale flush and compact it in the background, on the two cores the DEL
+// and the client share: timed right after the build, a DEL measured that
+// contention more than its own cost, which a 10-element key never meets.
+// Redis has no such work (its INFO has no rocksdb section): the wait ends
+// at once.
+func settle(ctx context.Context, c *redis.Client) error {
+	deadline := time.Now().Add(settleMax)
+	quiet := 0
+	for quiet < 2 && time.Now().Before(deadline) {
+		info, err := c.Info(ctx, "rocksdb").Result()
+		if err != nil {
+			return fmt.Errorf("INFO rocksdb: %w", err)
+		}
+		if infoField(info, "running_flushes") == "0" && infoField(info, "running_compactions") == "0" ||
+			!strings.Contains(info, "running_flushes:") {
+			quiet++
+		} else {
+			quiet = 0
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return nil
+}
+
+// infoField returns the value of name in an INFO reply, or "".
+func infoField(info, name string) string {
+	for line := range strings.Lines(info) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), name+":"); ok {
+			return v
+		}
+	}
+	return ""
 }
 
 // reclaimSample is the subkey column family's SST size at one moment.

@@ -203,7 +203,7 @@ func resultTables(r *results) string {
 			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s |\n", k.typ, k.n,
 				formatDuration(s.P50()), formatDuration(s.Min()), formatDuration(rd.P50()), formatDuration(rd.Min()))
 		}
-		fmt.Fprintf(&b, "\nRepetitions per row: %d; each builds a fresh key, then times one DEL.\n\n", r.Opts.DelReps)
+		fmt.Fprintf(&b, "\nRepetitions per row: %d; each builds a fresh key, lets Shale finish its flushes and compactions, then times one DEL.\n\n", r.Opts.DelReps)
 	}
 	if rc := r.Reclaim; rc != nil {
 		b.WriteString("### Disk space after deleting a big hash\n\n")
