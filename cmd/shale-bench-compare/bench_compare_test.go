@@ -119,3 +119,19 @@ func TestKeepHandWritten(t *testing.T) {
 		t.Errorf("without a marker: got %q", got)
 	}
 }
+
+func TestBusy(t *testing.T) {
+	for _, tc := range []struct {
+		info string
+		want bool
+	}{
+		{"# Rocksdb\r\npending_compaction_bytes:10\r\nrunning_compactions:0\r\nrunning_flushes:0\r\n", false},
+		{"# Rocksdb\r\nrunning_compactions:1\r\nrunning_flushes:0\r\n", true},
+		{"# Rocksdb\r\nrunning_compactions:0\r\nrunning_flushes:2\r\n", true},
+		{"", false}, // Redis: no rocksdb section
+	} {
+		if got := busy(tc.info); got != tc.want {
+			t.Errorf("busy(%q) = %v, want %v", tc.info, got, tc.want)
+		}
+	}
+}

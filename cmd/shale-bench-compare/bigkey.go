@@ -118,35 +118,36 @@ const settleMax = 60 * time.Second
 // Shale flush and compact it in the background, on the two cores the DEL
 // and the client share: timed right after the build, a DEL measured that
 // contention more than its own cost, which a 10-element key never meets.
-// Redis has no such work (its INFO has no rocksdb section): the wait ends
-// at once.
+// Redis has no such work (its INFO has no rocksdb section): it settles
+// after the two polls.
 func settle(ctx context.Context, c *redis.Client) error {
 	deadline := time.Now().Add(settleMax)
-	quiet := 0
-	for quiet < 2 && time.Now().Before(deadline) {
+	for quiet := 0; quiet < 2 && time.Now().Before(deadline); {
 		info, err := c.Info(ctx, "rocksdb").Result()
 		if err != nil {
 			return fmt.Errorf("INFO rocksdb: %w", err)
 		}
-		if infoField(info, "running_flushes") == "0" && infoField(info, "running_compactions") == "0" ||
-			!strings.Contains(info, "running_flushes:") {
-			quiet++
-		} else {
+		if busy(info) {
 			quiet = 0
+		} else {
+			quiet++
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
 	return nil
 }
 
-// infoField returns the value of name in an INFO reply, or "".
-func infoField(info, name string) string {
+// busy reports whether an INFO rocksdb reply counts a running flush or
+// compaction; a reply without those fields counts none.
+func busy(info string) bool {
 	for line := range strings.Lines(info) {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), name+":"); ok {
-			return v
+		for _, field := range []string{"running_flushes:", "running_compactions:"} {
+			if v, ok := strings.CutPrefix(strings.TrimSpace(line), field); ok && v != "0" {
+				return true
+			}
 		}
 	}
-	return ""
+	return false
 }
 
 // reclaimSample is the subkey column family's SST size at one moment.
