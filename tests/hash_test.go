@@ -427,3 +427,64 @@ func TestHashLarge(t *testing.T) {
 		})
 	})
 }
+
+// TestHashBigWriteKeepsCache: one command that writes more fields than a
+// batch hands to the record cache (thousands) leaves the other keys' cached
+// fields in the cache, and no old value of its own fields, on a key it
+// creates and on one that exists; a pipelined rewrite of a field of the new
+// key right behind it reads back too.
+func TestHashBigWriteKeepsCache(t *testing.T) {
+	t.Parallel()
+	const fields = 6000
+	hset := func(key, value string) []any {
+		args := []any{"HSET", key}
+		for i := range fields {
+			args = append(args, fmt.Sprintf("f%05d", i), value)
+		}
+		return args
+	}
+	forEachBackend(t, func(t *testing.T, c *redis.Client, b backend) {
+		ctx := ctxT(t)
+		for i := range 100 {
+			do(t, c, "HSET", "other", fmt.Sprintf("o%d", i), "x")
+		}
+		readOthers := func() {
+			t.Helper()
+			for i := range 100 {
+				if v := doStr(t, c, "HGET", "other", fmt.Sprintf("o%d", i)); v != "x" {
+					t.Fatalf("other o%d = %q", i, v)
+				}
+			}
+		}
+		readOthers() // cached now
+		pipe := c.Pipeline()
+		pipe.Do(ctx, hset("big", "v1")...)
+		pipe.Do(ctx, "HSET", "big", "f00010", "rewritten")
+		if _, err := pipe.Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for f, want := range map[string]string{"f00010": "rewritten", "f00011": "v1", "f05999": "v1"} {
+			if v := doStr(t, c, "HGET", "big", f); v != want {
+				t.Fatalf("HGET big %s = %q, want %q", f, v, want)
+			}
+		}
+		if n := doInt(t, c, hset("big", "v2")...); n != 0 {
+			t.Fatalf("HSET of existing fields = %d, want 0", n)
+		}
+		var hitsBefore int64
+		if b.isShale() {
+			hitsBefore = infoInt(t, c, "stats", "subkey_cache_hits")
+		}
+		readOthers()
+		if b.isShale() {
+			if hits := infoInt(t, c, "stats", "subkey_cache_hits") - hitsBefore; hits != 100 {
+				t.Fatalf("%d of 100 other fields read from the cache after big HSETs", hits)
+			}
+		}
+		for _, f := range []string{"f00000", "f00010", "f04095", "f04096", "f05999"} {
+			if v := doStr(t, c, "HGET", "big", f); v != "v2" {
+				t.Fatalf("HGET big %s = %q, want v2", f, v)
+			}
+		}
+	})
+}

@@ -2,9 +2,11 @@ package store
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/shaledb/shale/metadata"
+	"github.com/shaledb/shale/subkey"
 )
 
 // Batch collects one command's writes; Store.Write applies them atomically.
@@ -25,6 +27,8 @@ type Batch struct {
 	// a bookkeeping record, so an owner may die when it lands (see
 	// compaction.GC.NoteDeaths).
 	mayKill bool
+	// created are the uids of the keys the batch creates (Created).
+	created []uint64
 }
 
 // cachedCFs are the column families with a record cache (see recordCache),
@@ -42,20 +46,39 @@ func cacheSlot(cf CF) int {
 	return -1
 }
 
-// cacheWrites is what a batch writes to one cached column family: the
-// records put and deleted, in order, or, when all is set, an unknown set of
-// records, which empties the whole cache. That is the case after a range
-// deletion, and after maxCachedWrites records, so that a batch of millions
-// of records (COPY of a big hash) does not also copy them all for the
-// cache.
+// cacheWrites is what a batch writes to one cached column family, for its
+// cache:
+//   - ops: the first maxCachedWrites records put and deleted, in order; the
+//     cache takes their values;
+//   - forgets: the records after those, whose entries the cache only drops,
+//     so that a batch of millions of records (COPY of a big hash, an HSET
+//     of 10,000 fields) neither floods the cache with them nor empties it
+//     of everything else. Sub-keys of a uid the batch created are not even
+//     noted there (freshSkipped): no reader can have cached a record of a
+//     key that did not exist, so after such a skip the cache takes none of
+//     that uid's records from ops either;
+//   - all: an unknown set of records was written, which empties the whole
+//     cache. That is the case after a range deletion, and past
+//     maxForgottenWrites forgotten records.
 type cacheWrites struct {
-	ops []cacheOp
-	all bool
+	ops          []cacheOp
+	forgets      []keySpan
+	freshSkipped bool
+	all          bool
 }
 
-// maxCachedWrites is the most records of one column family a batch tracks
-// for its cache.
+// maxCachedWrites is the most records of one column family whose values a
+// batch passes to its cache.
 const maxCachedWrites = 4096
+
+// maxForgottenWrites is the most further records a batch notes for its
+// cache to drop (16 MiB of spans); past that it empties the cache.
+const maxForgottenWrites = 1 << 20
+
+// keySpan is a key's place in the batch's rep.
+type keySpan struct{ at, n int }
+
+func (k keySpan) key(rep []byte) []byte { return rep[k.at : k.at+k.n] }
 
 // cacheOp is one record a batch puts (found) or deletes. Its key and value
 // are not copied: they stay where the record lies in the batch's rep, as
@@ -85,17 +108,19 @@ type batchMark struct {
 	rep              repMark
 	resets, reclaims int
 	mayKill          bool
+	created          int
 	cached           [len(cachedCFs)]struct {
-		ops int
-		all bool
+		ops, forgets      int
+		freshSkipped, all bool
 	}
 }
 
 // mark returns where b stands now.
 func (b *Batch) mark() batchMark {
-	m := batchMark{rep: b.rep.mark(), resets: len(b.resets), reclaims: len(b.reclaims), mayKill: b.mayKill}
+	m := batchMark{rep: b.rep.mark(), resets: len(b.resets), reclaims: len(b.reclaims), mayKill: b.mayKill, created: len(b.created)}
 	for i := range b.cached {
-		m.cached[i].ops, m.cached[i].all = len(b.cached[i].ops), b.cached[i].all
+		w, c := &b.cached[i], &m.cached[i]
+		c.ops, c.forgets, c.freshSkipped, c.all = len(w.ops), len(w.forgets), w.freshSkipped, w.all
 	}
 	b.savedDeltas = append(b.savedDeltas[:0], b.deltas...)
 	return m
@@ -107,9 +132,10 @@ func (b *Batch) rollback(m batchMark) {
 	b.deltas = append(b.deltas[:0], b.savedDeltas...)
 	b.resets, b.reclaims = b.resets[:m.resets], b.reclaims[:m.reclaims]
 	b.mayKill = m.mayKill
+	b.created = b.created[:m.created]
 	for i := range b.cached {
-		w := &b.cached[i]
-		w.ops, w.all = w.ops[:m.cached[i].ops], m.cached[i].all
+		w, c := &b.cached[i], &m.cached[i]
+		w.ops, w.forgets, w.freshSkipped, w.all = w.ops[:c.ops], w.forgets[:c.forgets], c.freshSkipped, c.all
 	}
 }
 
@@ -167,6 +193,16 @@ func (b *Batch) DeleteRange(cf CF, lower, upper []byte) {
 	}
 }
 
+// Created tells the batch that uid is new: it belongs to a key the batch
+// creates, so no reader has seen a record of it yet.
+func (b *Batch) Created(uid uint64) { b.created = append(b.created, uid) }
+
+// createdKey reports whether a sub-key belongs to a uid the batch created.
+func (b *Batch) createdKey(key []byte) bool {
+	uid, err := subkey.UID(key)
+	return err == nil && slices.Contains(b.created, uid)
+}
+
 // noteCached remembers op, a write of a cached column family just added to
 // the rep, for its cache.
 func (b *Batch) noteCached(cf CF, op cacheOp) {
@@ -175,12 +211,18 @@ func (b *Batch) noteCached(cf CF, op cacheOp) {
 		return
 	}
 	w := &b.cached[i]
-	if w.all || len(w.ops) == maxCachedWrites {
+	switch {
+	case w.all:
+	case len(w.ops) < maxCachedWrites:
+		op.big = !b.s.caches[i].fits(op.key(b.rep.buf), op.val(b.rep.buf))
+		w.ops = append(w.ops, op)
+	case cf == CFSubkey && b.createdKey(op.key(b.rep.buf)):
+		w.freshSkipped = true
+	case len(w.forgets) < maxForgottenWrites:
+		w.forgets = append(w.forgets, keySpan{op.keyAt, op.keyLen})
+	default:
 		w.all = true
-		return
 	}
-	op.big = !b.s.caches[i].fits(op.key(b.rep.buf), op.val(b.rep.buf))
-	w.ops = append(w.ops, op)
 }
 
 // AddKeys changes db's key counter by delta when the batch is written.
@@ -274,12 +316,21 @@ func (s *Store) cacheWritten(b *Batch) {
 			c.clear()
 			continue
 		}
-		for _, op := range b.cached[i].ops {
-			if op.big {
-				c.forget(op.key(b.rep.buf))
-				continue
+		w := &b.cached[i]
+		for _, op := range w.ops {
+			key := op.key(b.rep.buf)
+			switch {
+			case w.freshSkipped && b.createdKey(key):
+				// Later records of this new key were not noted, so
+				// this value may not be its last; it was never cached.
+			case op.big:
+				c.forget(key)
+			default:
+				c.written(key, op.val(b.rep.buf), op.found)
 			}
-			c.written(op.key(b.rep.buf), op.val(b.rep.buf), op.found)
+		}
+		for _, k := range w.forgets {
+			c.forget(k.key(b.rep.buf))
 		}
 	}
 }

@@ -26,7 +26,8 @@ import (
 // than the last write acknowledged, whatever locks its callers hold, so:
 //   - once RocksDB has a batch, and before its write returns, the entries
 //     of the keys it wrote are set to the written values (or dropped, for
-//     a value too big to cache), and their shards' epochs move on;
+//     a value too big to cache and past a batch's first records, see
+//     cacheWrites), and their shards' epochs move on;
 //   - a read that missed fills the entry only if the shard's epoch is the
 //     one it saw before reading RocksDB, and the entry is still empty.
 //

@@ -10,6 +10,7 @@ import (
 
 	"github.com/shaledb/shale/server/store"
 	"github.com/shaledb/shale/server/store/storetest"
+	"github.com/shaledb/shale/subkey"
 )
 
 // TestCacheNeverStale races unlocked readers of the record caches with
@@ -215,4 +216,132 @@ func notOlder(t *testing.T, i int, floor uint64, val []byte, found bool, err err
 		return false
 	}
 	return true
+}
+
+// TestCacheBigBatchKeepsOthers: a batch past the records whose values the
+// cache takes leaves the other keys' entries cached, and no old value of
+// its own keys, whether they belong to a key that existed (their entries
+// are dropped) or to one the batch creates (not noted at all).
+func TestCacheBigBatchKeepsOthers(t *testing.T) {
+	st := storetest.Open(t, nil)
+	write := func(fill func(b *store.Batch)) {
+		t.Helper()
+		b := st.NewBatch()
+		fill(b)
+		err := st.Write(b)
+		b.Release()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	get := func(key []byte) string {
+		t.Helper()
+		v, found, err := st.Get(store.CFSubkey, key)
+		if err != nil || !found {
+			t.Fatalf("%q: found %v, %v", key, found, err)
+		}
+		return string(v)
+	}
+	other := func(i int) []byte { return subkey.AppendKey(nil, 1, fmt.Appendf(nil, "other-%d", i)) }
+	old := func(i int) []byte { return subkey.AppendKey(nil, 2, fmt.Appendf(nil, "old-%d", i)) }
+	const others, n = 100, 6000 // n: past the records a batch caches
+	write(func(b *store.Batch) {
+		for i := range others {
+			b.Put(store.CFSubkey, other(i), []byte("o"))
+		}
+		for i := range n {
+			b.Put(store.CFSubkey, old(i), []byte("v1"))
+		}
+	})
+	for i := range n { // cache the old key's records, the last ones included
+		get(old(i))
+	}
+	for i := range others {
+		get(other(i))
+	}
+
+	// An existing key: its records past the cached ones are dropped from
+	// the cache, the others' entries stay.
+	write(func(b *store.Batch) {
+		for i := range n {
+			b.Put(store.CFSubkey, old(i), []byte("v2"))
+		}
+	})
+	before := st.CacheStats(store.CFSubkey)
+	for i := range others {
+		get(other(i))
+	}
+	if after := st.CacheStats(store.CFSubkey); after.Hits-before.Hits != others {
+		t.Fatalf("%d of %d other keys still cached after a big batch", after.Hits-before.Hits, others)
+	}
+	for i := range n {
+		if v := get(old(i)); v != "v2" {
+			t.Fatalf("old-%d = %q after it was written v2", i, v)
+		}
+	}
+
+	// A new key whose record 10 is written again past the cached records:
+	// the first value must not be cached.
+	const fresh = 3
+	rec := func(i int) []byte { return subkey.AppendKey(nil, fresh, fmt.Appendf(nil, "new-%d", i)) }
+	write(func(b *store.Batch) {
+		b.Created(fresh)
+		for i := range n {
+			b.Put(store.CFSubkey, rec(i), []byte("first"))
+		}
+		b.Put(store.CFSubkey, rec(10), []byte("last"))
+	})
+	if v := get(rec(10)); v != "last" {
+		t.Fatalf("new-10 = %q, want the batch's last value", v)
+	}
+	before = st.CacheStats(store.CFSubkey)
+	for i := range others {
+		get(other(i))
+	}
+	if after := st.CacheStats(store.CFSubkey); after.Hits-before.Hits != others {
+		t.Fatalf("%d of %d other keys still cached after a batch that created a big key", after.Hits-before.Hits, others)
+	}
+}
+
+// TestCacheBigGroupRollback: a grouped command that fails after a big one
+// takes the records it noted for the cache out with its writes.
+func TestCacheBigGroupRollback(t *testing.T) {
+	st := storetest.Open(t, nil)
+	rec := func(i int) []byte { return subkey.AppendKey(nil, 7, fmt.Appendf(nil, "f-%d", i)) }
+	g := st.NewGroup()
+	if !g.TryLock(store.LockKey{DB: 0, Key: []byte("h")}) {
+		t.Fatal("TryLock failed on an idle store")
+	}
+	const n = 6000
+	if err := g.Add(func(b *store.Batch) error {
+		for i := range n {
+			b.Put(store.CFSubkey, rec(i), []byte("kept"))
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	failed := errors.New("command failed")
+	if err := g.Add(func(b *store.Batch) error {
+		for i := range 2 * n {
+			b.Put(store.CFSubkey, rec(i), []byte("undone, with a longer value"))
+		}
+		return failed
+	}); err != failed {
+		t.Fatalf("Add = %v, want the command's error", err)
+	}
+	if err := g.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	before := st.CacheStats(store.CFSubkey)
+	for i := range n {
+		if v, found, err := st.Get(store.CFSubkey, rec(i)); err != nil || !found || string(v) != "kept" {
+			t.Fatalf("f-%d = %q %v %v", i, v, found, err)
+		}
+	}
+	// The first command's records whose values the cache took are still
+	// there: the failed command's records were not dropped from it.
+	if hits := st.CacheStats(store.CFSubkey).Hits - before.Hits; hits < 4096 {
+		t.Fatalf("%d hits reading the kept records, want at least 4096", hits)
+	}
 }

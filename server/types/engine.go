@@ -217,6 +217,7 @@ func (ks *keyState) create(b *store.Batch, t metadata.Type) error {
 		}
 		b.Put(store.CFBookkeeping, metadata.AppendBookKey(nil, uid),
 			metadata.Book{Type: t, DB: ks.db.idx, Key: ks.key}.Append(nil))
+		b.Created(uid)
 	}
 	b.AddKeys(ks.db.n, 1)
 	ks.live = true
