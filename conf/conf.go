@@ -99,8 +99,8 @@ type Storage struct {
 }
 
 // RocksDB is the [rocksdb] section. Its per-column-family options apply to
-// every column family unless [rocksdb.metadata] or [rocksdb.subkey]
-// overrides them for that one column family.
+// every column family unless [rocksdb.metadata], [rocksdb.subkey] or
+// [rocksdb.score] overrides them for that one column family.
 type RocksDB struct {
 	// BlockCacheBytes is the size of the LRU block cache shared by all column
 	// families. Default 256 MiB; 0 caches nothing.
@@ -111,6 +111,10 @@ type RocksDB struct {
 	// MaxWriteBufferNumber is the most memtables (active plus waiting to be
 	// flushed) a column family keeps. Default 4; at least 2.
 	MaxWriteBufferNumber int `toml:"max_write_buffer_number"`
+	// MinWriteBufferNumberToMerge is how many full memtables a flush waits
+	// for and merges into one level-0 file. Default 1; at least 1, and
+	// below the column family's MaxWriteBufferNumber.
+	MinWriteBufferNumberToMerge int `toml:"min_write_buffer_number_to_merge"`
 	// MaxBackgroundJobs is the number of background flush and compaction
 	// threads for the whole DB. Default 4; at least 1.
 	MaxBackgroundJobs int `toml:"max_background_jobs"`
@@ -158,9 +162,18 @@ type RocksDB struct {
 	// family ([rocksdb.metadata]). Default: no overrides.
 	Metadata CFOverride `toml:"metadata"`
 	// Subkey overrides per-column-family options for the subkey column
-	// family ([rocksdb.subkey]). Default: no overrides.
+	// family ([rocksdb.subkey]), and for the score column family where
+	// Score does not. Default: no overrides.
 	Subkey CFOverride `toml:"subkey"`
+	// Score overrides per-column-family options for the score column family
+	// ([rocksdb.score]), over Subkey's. Default: 16 MiB memtables, of which
+	// a flush merges 4, and at most 6.
+	Score CFOverride `toml:"score"`
 }
+
+// ScoreOverride is what overrides [rocksdb] for the score column family:
+// [rocksdb.score], then [rocksdb.subkey] for the keys it leaves out.
+func (r RocksDB) ScoreOverride() CFOverride { return r.Score.over(r.Subkey) }
 
 // CFOverride holds per-column-family overrides of [rocksdb] options. A nil
 // field (the zero value) inherits the [rocksdb] value; pointers make "unset"
@@ -171,6 +184,9 @@ type CFOverride struct {
 	WriteBufferBytes *ByteSize `toml:"write_buffer_bytes"`
 	// MaxWriteBufferNumber overrides RocksDB.MaxWriteBufferNumber.
 	MaxWriteBufferNumber *int `toml:"max_write_buffer_number"`
+	// MinWriteBufferNumberToMerge overrides
+	// RocksDB.MinWriteBufferNumberToMerge.
+	MinWriteBufferNumberToMerge *int `toml:"min_write_buffer_number_to_merge"`
 	// TargetFileSizeBytes overrides RocksDB.TargetFileSizeBytes.
 	TargetFileSizeBytes *ByteSize `toml:"target_file_size_bytes"`
 	// MaxBytesForLevelBase overrides RocksDB.MaxBytesForLevelBase.
@@ -185,34 +201,69 @@ type CFOverride struct {
 	BlockCacheBytes *ByteSize `toml:"block_cache_bytes"`
 }
 
+// over returns o with the fields it leaves unset taken from base.
+func (o CFOverride) over(base CFOverride) CFOverride {
+	pick := func(a, b *ByteSize) *ByteSize {
+		if a != nil {
+			return a
+		}
+		return b
+	}
+	pickInt := func(a, b *int) *int {
+		if a != nil {
+			return a
+		}
+		return b
+	}
+	out := CFOverride{
+		WriteBufferBytes:            pick(o.WriteBufferBytes, base.WriteBufferBytes),
+		MaxWriteBufferNumber:        pickInt(o.MaxWriteBufferNumber, base.MaxWriteBufferNumber),
+		MinWriteBufferNumberToMerge: pickInt(o.MinWriteBufferNumberToMerge, base.MinWriteBufferNumberToMerge),
+		TargetFileSizeBytes:         pick(o.TargetFileSizeBytes, base.TargetFileSizeBytes),
+		MaxBytesForLevelBase:        pick(o.MaxBytesForLevelBase, base.MaxBytesForLevelBase),
+		Compression:                 o.Compression,
+		BloomBitsPerKey:             pickInt(o.BloomBitsPerKey, base.BloomBitsPerKey),
+		BlockCacheBytes:             pick(o.BlockCacheBytes, base.BlockCacheBytes),
+	}
+	if out.Compression == nil {
+		out.Compression = base.Compression
+	}
+	return out
+}
+
 // CFOptions is the resolved set of per-column-family options, as returned by
 // RocksDB.Effective.
 type CFOptions struct {
-	WriteBufferBytes     ByteSize
-	MaxWriteBufferNumber int
-	TargetFileSizeBytes  ByteSize
-	MaxBytesForLevelBase ByteSize
-	Compression          []string // per level, L0 first; the last repeats for deeper levels
-	BloomBitsPerKey      int      // 0 = no bloom filter
-	OwnBlockCacheBytes   ByteSize // 0 = use the shared block cache
+	WriteBufferBytes            ByteSize
+	MaxWriteBufferNumber        int
+	MinWriteBufferNumberToMerge int
+	TargetFileSizeBytes         ByteSize
+	MaxBytesForLevelBase        ByteSize
+	Compression                 []string // per level, L0 first; the last repeats for deeper levels
+	BloomBitsPerKey             int      // 0 = no bloom filter
+	OwnBlockCacheBytes          ByteSize // 0 = use the shared block cache
 }
 
 // Effective merges the override o over r and returns the resolved options of
 // one column family. The returned Compression is a fresh slice.
 func (r RocksDB) Effective(o CFOverride) CFOptions {
 	e := CFOptions{
-		WriteBufferBytes:     r.WriteBufferBytes,
-		MaxWriteBufferNumber: r.MaxWriteBufferNumber,
-		TargetFileSizeBytes:  r.TargetFileSizeBytes,
-		MaxBytesForLevelBase: r.MaxBytesForLevelBase,
-		Compression:          r.Compression,
-		BloomBitsPerKey:      r.BloomBitsPerKey,
+		WriteBufferBytes:            r.WriteBufferBytes,
+		MaxWriteBufferNumber:        r.MaxWriteBufferNumber,
+		MinWriteBufferNumberToMerge: r.MinWriteBufferNumberToMerge,
+		TargetFileSizeBytes:         r.TargetFileSizeBytes,
+		MaxBytesForLevelBase:        r.MaxBytesForLevelBase,
+		Compression:                 r.Compression,
+		BloomBitsPerKey:             r.BloomBitsPerKey,
 	}
 	if o.WriteBufferBytes != nil {
 		e.WriteBufferBytes = *o.WriteBufferBytes
 	}
 	if o.MaxWriteBufferNumber != nil {
 		e.MaxWriteBufferNumber = *o.MaxWriteBufferNumber
+	}
+	if o.MinWriteBufferNumberToMerge != nil {
+		e.MinWriteBufferNumberToMerge = *o.MinWriteBufferNumberToMerge
 	}
 	if o.TargetFileSizeBytes != nil {
 		e.TargetFileSizeBytes = *o.TargetFileSizeBytes
@@ -297,6 +348,8 @@ func (m Metrics) ListenAddr() string {
 
 func byteSizePtr(v ByteSize) *ByteSize { return &v }
 
+func intPtr(v int) *int { return &v }
+
 // Default returns the default configuration. It is the only place defaults
 // are written down; each call returns fresh slices.
 func Default() Config {
@@ -326,6 +379,7 @@ func Default() Config {
 			BlockCacheBytes:                 256 * MiB,
 			WriteBufferBytes:                64 * MiB,
 			MaxWriteBufferNumber:            4,
+			MinWriteBufferNumberToMerge:     1,
 			MaxBackgroundJobs:               4,
 			TargetFileSizeBytes:             64 * MiB,
 			MaxBytesForLevelBase:            256 * MiB,
@@ -341,6 +395,12 @@ func Default() Config {
 			// one stays in the CPU's cache. Its records are small, so
 			// small memtables flush often but cheaply.
 			Metadata: CFOverride{WriteBufferBytes: byteSizePtr(8 * MiB)},
+			// A ZADD that moves a member inserts two of its three records
+			// into the score memtable. Small memtables are cheaper to
+			// insert into, and a flush that merges 4 of them still writes
+			// level-0 files of the size the other column families do.
+			Score: CFOverride{WriteBufferBytes: byteSizePtr(16 * MiB), MaxWriteBufferNumber: intPtr(6),
+				MinWriteBufferNumberToMerge: intPtr(4)},
 		},
 		Compaction: Compaction{
 			ReclaimMinElements:  10000,

@@ -162,7 +162,7 @@ func TestLoadErrors(t *testing.T) {
 		{"unknown top-level key", "port = 6380\n", []string{`unknown config key "port"`}, nil},
 		{"unknown section", "[serverr]\nport = 6380\n", []string{`unknown config key "serverr"`}, []string{"serverr.port"}},
 		{"unknown nested key", "[rocksdb.subkey]\nx = 1\n", []string{`unknown config key "rocksdb.subkey.x"`}, nil},
-		{"unknown nested section", "[rocksdb.score]\nbloom_bits_per_key = 1\n", []string{`unknown config key "rocksdb.score"`}, nil},
+		{"unknown nested section", "[rocksdb.expire]\nbloom_bits_per_key = 1\n", []string{`unknown config key "rocksdb.expire"`}, nil},
 		{"every unknown key", "[server]\nprot = 1\n[log]\nlevle = \"info\"\n", []string{`"server.prot"`, `"log.levle"`}, nil},
 		{"wrong type string for int", "[server]\nport = \"6379\"\n", []string{`"server.port"`, "incompatible types"}, nil},
 		{"wrong type int for string", "[storage]\ndir = 1\n", []string{`"storage.dir"`}, nil},
@@ -254,8 +254,13 @@ func TestValidate(t *testing.T) {
 		{"override bloom", func(c *Config) { c.RocksDB.Subkey.BloomBitsPerKey = ptr(100) }, "rocksdb.subkey.bloom_bits_per_key: 100 is out of range 0..64"},
 		{"override block cache 0", func(c *Config) { c.RocksDB.Metadata.BlockCacheBytes = size(0) }, "rocksdb.metadata.block_cache_bytes: 0 is below the minimum 1"},
 		{"override all valid", func(c *Config) {
-			c.RocksDB.Subkey = CFOverride{size(MiB), ptr(2), size(MiB), size(MiB), []string{"zstd"}, ptr(0), size(MiB)}
+			c.RocksDB.Subkey = CFOverride{size(MiB), ptr(2), ptr(1), size(MiB), size(MiB), []string{"zstd"}, ptr(0), size(MiB)}
 		}, ""},
+		{"merge 0", func(c *Config) { c.RocksDB.MinWriteBufferNumberToMerge = 0 }, "rocksdb.min_write_buffer_number_to_merge: 0 is below the minimum 1"},
+		{"override merge 0", func(c *Config) { c.RocksDB.Subkey.MinWriteBufferNumberToMerge = ptr(0) }, "rocksdb.subkey.min_write_buffer_number_to_merge: 0 is below the minimum 1"},
+		{"merge not below the max", func(c *Config) { c.RocksDB.Score.MaxWriteBufferNumber = ptr(4) },
+			"rocksdb.score.min_write_buffer_number_to_merge: 4 needs a max_write_buffer_number above it, not 4"},
+		{"merge below the max", func(c *Config) { c.RocksDB.MinWriteBufferNumberToMerge, c.RocksDB.MaxWriteBufferNumber = 3, 4 }, ""},
 		{"reclaim min elements 0", func(c *Config) { c.Compaction.ReclaimMinElements = 0 }, "compaction.reclaim_min_elements: 0 is below the minimum 1"},
 		{"reclaim per second 0", func(c *Config) { c.Compaction.ReclaimMaxPerSecond = 0 }, "compaction.reclaim_max_per_second: 0 must be a finite number above 0"},
 		{"reclaim per second NaN", func(c *Config) { c.Compaction.ReclaimMaxPerSecond = nan() }, "compaction.reclaim_max_per_second: NaN must be a finite number above 0"},
@@ -445,13 +450,14 @@ func TestEffective(t *testing.T) {
 	ptr := func(n int) *int { return &n }
 	size := func(n ByteSize) *ByteSize { return &n }
 	inherited := CFOptions{
-		WriteBufferBytes:     64 * MiB,
-		MaxWriteBufferNumber: 4,
-		TargetFileSizeBytes:  64 * MiB,
-		MaxBytesForLevelBase: 256 * MiB,
-		Compression:          []string{"no", "no", "lz4", "lz4", "lz4", "zstd", "zstd"},
-		BloomBitsPerKey:      10,
-		OwnBlockCacheBytes:   0,
+		WriteBufferBytes:            64 * MiB,
+		MaxWriteBufferNumber:        4,
+		MinWriteBufferNumberToMerge: 1,
+		TargetFileSizeBytes:         64 * MiB,
+		MaxBytesForLevelBase:        256 * MiB,
+		Compression:                 []string{"no", "no", "lz4", "lz4", "lz4", "zstd", "zstd"},
+		BloomBitsPerKey:             10,
+		OwnBlockCacheBytes:          0,
 	}
 	tests := []struct {
 		name string
@@ -466,8 +472,9 @@ func TestEffective(t *testing.T) {
 		{"compression", CFOverride{Compression: []string{"zstd"}}, func(e *CFOptions) { e.Compression = []string{"zstd"} }},
 		{"bloom 0 differs from unset", CFOverride{BloomBitsPerKey: ptr(0)}, func(e *CFOptions) { e.BloomBitsPerKey = 0 }},
 		{"own block cache", CFOverride{BlockCacheBytes: size(32 * MiB)}, func(e *CFOptions) { e.OwnBlockCacheBytes = 32 * MiB }},
-		{"everything", CFOverride{size(MiB), ptr(2), size(2 * MiB), size(3 * MiB), []string{"snappy"}, ptr(20), size(4 * MiB)}, func(e *CFOptions) {
-			*e = CFOptions{MiB, 2, 2 * MiB, 3 * MiB, []string{"snappy"}, 20, 4 * MiB}
+		{"min merge", CFOverride{MinWriteBufferNumberToMerge: ptr(3)}, func(e *CFOptions) { e.MinWriteBufferNumberToMerge = 3 }},
+		{"everything", CFOverride{size(MiB), ptr(2), ptr(1), size(2 * MiB), size(3 * MiB), []string{"snappy"}, ptr(20), size(4 * MiB)}, func(e *CFOptions) {
+			*e = CFOptions{MiB, 2, 1, 2 * MiB, 3 * MiB, []string{"snappy"}, 20, 4 * MiB}
 		}},
 	}
 	for _, tt := range tests {
@@ -484,6 +491,26 @@ func TestEffective(t *testing.T) {
 				t.Fatal("Effective returned a Compression slice shared with its input")
 			}
 		})
+	}
+}
+
+// TestScoreOverride: the score column family takes [rocksdb.score], then
+// [rocksdb.subkey] for what it leaves out, then [rocksdb].
+func TestScoreOverride(t *testing.T) {
+	r := Default().RocksDB
+	zstd := []string{"zstd"}
+	r.Subkey = CFOverride{WriteBufferBytes: byteSizePtr(32 * MiB), Compression: zstd, BloomBitsPerKey: intPtr(0)}
+	r.Score.BloomBitsPerKey = intPtr(20)
+	got := r.Effective(r.ScoreOverride())
+	want := r.Effective(CFOverride{})
+	want.WriteBufferBytes, want.MaxWriteBufferNumber, want.MinWriteBufferNumberToMerge = 16*MiB, 6, 4 // the score defaults
+	want.Compression = zstd                                                                           // from subkey
+	want.BloomBitsPerKey = 20                                                                         // its own
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("score options:\n got %+v\nwant %+v", got, want)
+	}
+	if sub := r.Effective(r.Subkey); sub.WriteBufferBytes != 32*MiB || sub.MinWriteBufferNumberToMerge != 1 || sub.BloomBitsPerKey != 0 {
+		t.Fatalf("subkey options %+v: [rocksdb.score] leaked into them", sub)
 	}
 }
 

@@ -106,8 +106,23 @@ func (c *Config) Validate() error {
 	v.compression("rocksdb.compression", r.Compression)
 	v.intRange("rocksdb.bloom_bits_per_key", r.BloomBitsPerKey, 0, 64)
 	v.sizeMin("rocksdb.rate_limit_bytes_per_sec", r.RateLimitBytesPerSec, 0)
+	v.intMin("rocksdb.min_write_buffer_number_to_merge", r.MinWriteBufferNumberToMerge, 1)
 	v.override("rocksdb.metadata", r.Metadata)
 	v.override("rocksdb.subkey", r.Subkey)
+	v.override("rocksdb.score", r.Score)
+	// A flush waits for min_write_buffer_number_to_merge full memtables, so
+	// a column family must be allowed more than that, or its writes would
+	// stall for good. Each column family is checked as it resolves.
+	for _, cf := range []struct {
+		section string
+		o       CFOverride
+	}{{"rocksdb", CFOverride{}}, {"rocksdb.metadata", r.Metadata}, {"rocksdb.subkey", r.Subkey}, {"rocksdb.score", r.ScoreOverride()}} {
+		if e := r.Effective(cf.o); e.MinWriteBufferNumberToMerge >= 1 && e.MaxWriteBufferNumber >= 2 &&
+			e.MinWriteBufferNumberToMerge >= e.MaxWriteBufferNumber {
+			v.add(cf.section+".min_write_buffer_number_to_merge", fmt.Sprintf(
+				"%d needs a max_write_buffer_number above it, not %d", e.MinWriteBufferNumberToMerge, e.MaxWriteBufferNumber))
+		}
+	}
 
 	m := c.Compaction
 	if m.ReclaimMinElements < 1 {
@@ -211,6 +226,9 @@ func (v *validator) override(section string, o CFOverride) {
 	}
 	if o.MaxWriteBufferNumber != nil {
 		v.intMin(section+".max_write_buffer_number", *o.MaxWriteBufferNumber, 2)
+	}
+	if o.MinWriteBufferNumberToMerge != nil {
+		v.intMin(section+".min_write_buffer_number_to_merge", *o.MinWriteBufferNumberToMerge, 1)
 	}
 	if o.TargetFileSizeBytes != nil {
 		v.sizeMin(section+".target_file_size_bytes", *o.TargetFileSizeBytes, 1)

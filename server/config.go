@@ -246,6 +246,8 @@ func overrideParams(section string, at func(*conf.Config) *conf.CFOverride) []co
 			func(c *conf.Config) **conf.ByteSize { return &at(c).WriteBufferBytes }, live),
 		field(section+".max_write_buffer_number", section+".max_write_buffer_number", optional(intValue),
 			func(c *conf.Config) **int { return &at(c).MaxWriteBufferNumber }, live),
+		field(section+".min_write_buffer_number_to_merge", section+".min_write_buffer_number_to_merge", optional(intValue),
+			func(c *conf.Config) **int { return &at(c).MinWriteBufferNumberToMerge }, restart),
 		field(section+".target_file_size_bytes", section+".target_file_size_bytes", optional(sizeValue),
 			func(c *conf.Config) **conf.ByteSize { return &at(c).TargetFileSizeBytes }, live),
 		field(section+".max_bytes_for_level_base", section+".max_bytes_for_level_base", optional(sizeValue),
@@ -287,6 +289,7 @@ var configParams = slices.Concat(
 		field("rocksdb.block_cache_bytes", "rocksdb.block_cache_bytes", sizeValue, func(c *conf.Config) *conf.ByteSize { return &c.RocksDB.BlockCacheBytes }, restart),
 		field("rocksdb.write_buffer_bytes", "rocksdb.write_buffer_bytes", sizeValue, func(c *conf.Config) *conf.ByteSize { return &c.RocksDB.WriteBufferBytes }, live),
 		field("rocksdb.max_write_buffer_number", "rocksdb.max_write_buffer_number", intValue, func(c *conf.Config) *int { return &c.RocksDB.MaxWriteBufferNumber }, live),
+		field("rocksdb.min_write_buffer_number_to_merge", "rocksdb.min_write_buffer_number_to_merge", intValue, func(c *conf.Config) *int { return &c.RocksDB.MinWriteBufferNumberToMerge }, restart),
 		field("rocksdb.max_background_jobs", "rocksdb.max_background_jobs", intValue, func(c *conf.Config) *int { return &c.RocksDB.MaxBackgroundJobs }, restart),
 		field("rocksdb.target_file_size_bytes", "rocksdb.target_file_size_bytes", sizeValue, func(c *conf.Config) *conf.ByteSize { return &c.RocksDB.TargetFileSizeBytes }, live),
 		field("rocksdb.max_bytes_for_level_base", "rocksdb.max_bytes_for_level_base", sizeValue, func(c *conf.Config) *conf.ByteSize { return &c.RocksDB.MaxBytesForLevelBase }, live),
@@ -302,6 +305,7 @@ var configParams = slices.Concat(
 	},
 	overrideParams("rocksdb.metadata", func(c *conf.Config) *conf.CFOverride { return &c.RocksDB.Metadata }),
 	overrideParams("rocksdb.subkey", func(c *conf.Config) *conf.CFOverride { return &c.RocksDB.Subkey }),
+	overrideParams("rocksdb.score", func(c *conf.Config) *conf.CFOverride { return &c.RocksDB.Score }),
 	[]configParam{
 		field("compaction.reclaim_min_elements", "compaction.reclaim_min_elements", int64Value, func(c *conf.Config) *int64 { return &c.Compaction.ReclaimMinElements }, live),
 		field("compaction.reclaim_max_per_second", "compaction.reclaim_max_per_second", floatValue, func(c *conf.Config) *float64 { return &c.Compaction.ReclaimMaxPerSecond }, live),
@@ -511,14 +515,17 @@ type rocksOption struct{ name, value string }
 
 // mutableCFOptions are the runtime-settable RocksDB options of cf under r,
 // resolved as server/store resolves them at open: the metadata CF takes
-// [rocksdb.metadata], the subkey and score CFs take [rocksdb.subkey].
+// [rocksdb.metadata], the subkey CF [rocksdb.subkey], the score CF
+// [rocksdb.score] over [rocksdb.subkey].
 func mutableCFOptions(r *conf.RocksDB, cf store.CF) []rocksOption {
 	var o conf.CFOverride
 	switch cf {
 	case store.CFMeta:
 		o = r.Metadata
-	case store.CFSubkey, store.CFScore:
+	case store.CFSubkey:
 		o = r.Subkey
+	case store.CFScore:
+		o = r.ScoreOverride()
 	}
 	e := r.Effective(o)
 	return []rocksOption{

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"syscall"
@@ -70,7 +71,7 @@ func TestConfigSetReachesRocksDB(t *testing.T) {
 		{[]any{"CONFIG", "SET",
 			"rocksdb.write_buffer_bytes", "32MiB",
 			"rocksdb.subkey.write_buffer_bytes", "8MiB",
-			"rocksdb.max_write_buffer_number", "6",
+			"rocksdb.max_write_buffer_number", "5",
 			"rocksdb.target_file_size_bytes", "16MiB",
 			"rocksdb.max_bytes_for_level_base", "128MiB",
 			"rocksdb.level0_file_num_compaction_trigger", "6",
@@ -83,7 +84,6 @@ func TestConfigSetReachesRocksDB(t *testing.T) {
 	})
 	opts := rocksOptionsFile(t, dir)
 	want := map[string]string{
-		"max_write_buffer_number":             "6",
 		"target_file_size_base":               "16777216",
 		"max_bytes_for_level_base":            "134217728",
 		"level0_file_num_compaction_trigger":  "6",
@@ -103,12 +103,21 @@ func TestConfigSetReachesRocksDB(t *testing.T) {
 				t.Errorf("cf %s: %s = %q, want %q", cf, k, got[k], v)
 			}
 		}
-		wb := "33554432"
-		if cf == "subkey" || cf == "score" || cf == "metadata" {
+		wb, maxWB, merge := "33554432", "5", "1"
+		switch cf {
+		case "subkey", "metadata":
 			wb = "8388608" // set above; metadata's own default is 8MiB
+		case "score":
+			wb, maxWB, merge = "16777216", "6", "4" // its own defaults, over subkey's
+		}
+		if got["max_write_buffer_number"] != maxWB {
+			t.Errorf("cf %s: max_write_buffer_number = %s, want %s", cf, got["max_write_buffer_number"], maxWB)
 		}
 		if got["write_buffer_size"] != wb {
 			t.Errorf("cf %s: write_buffer_size = %s, want %s", cf, got["write_buffer_size"], wb)
+		}
+		if got["min_write_buffer_number_to_merge"] != merge {
+			t.Errorf("cf %s: min_write_buffer_number_to_merge = %s, want %s", cf, got["min_write_buffer_number_to_merge"], merge)
 		}
 		comp := "kNoCompression:kNoCompression:kLZ4Compression"
 		if cf == "metadata" {
@@ -193,7 +202,7 @@ func TestConfigRewrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cur := s.config(); fmt.Sprint(loaded) != fmt.Sprint(cur) {
+	if cur := s.config(); !reflect.DeepEqual(loaded, cur) {
 		t.Errorf("rewritten file loads as\n%+v\nnot the running config\n%+v", loaded, cur)
 	}
 	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {

@@ -386,7 +386,10 @@ func runReclaim(ctx context.Context, o options, work string, r *results) error {
 func runMemoryPhase(ctx context.Context, o options, work string, r *results) error {
 	m := o.Memory
 	logf("memory: starting shale with a %d MiB block cache; loading %d MiB", m.BlockCacheBytes>>20, m.DataBytes>>20)
-	extra := fmt.Sprintf("[rocksdb]\nblock_cache_bytes = %d\nwrite_buffer_bytes = %d\nmax_write_buffer_number = %d\n",
+	// The score column family has memtable defaults of its own: the run
+	// gives it the others' too, so that the budget counts it right.
+	extra := fmt.Sprintf("[rocksdb]\nblock_cache_bytes = %d\nwrite_buffer_bytes = %d\nmax_write_buffer_number = %d\n\n"+
+		"[rocksdb.score]\nwrite_buffer_bytes = %[2]d\nmax_write_buffer_number = %[3]d\nmin_write_buffer_number_to_merge = 1\n",
 		m.BlockCacheBytes, m.WriteBufferBytes, m.WriteBuffers)
 	shale, err := startShale(o, work, "shale-memory", extra)
 	if err != nil {

@@ -95,8 +95,10 @@ func buildOptions(cfg conf.Config, gc *compaction.GC) (*rocksOptions, error) {
 		switch cf {
 		case CFMeta:
 			eff = r.Effective(r.Metadata)
-		case CFSubkey, CFScore:
+		case CFSubkey:
 			eff = r.Effective(r.Subkey)
+		case CFScore:
+			eff = r.Effective(r.ScoreOverride())
 		default:
 			eff = r.Effective(conf.CFOverride{})
 		}
@@ -130,6 +132,7 @@ func (o *rocksOptions) cfOptions(r conf.RocksDB, eff conf.CFOptions) (*grocksdb.
 	opts := grocksdb.NewDefaultOptions()
 	opts.SetWriteBufferSize(uint64(eff.WriteBufferBytes))
 	opts.SetMaxWriteBufferNumber(eff.MaxWriteBufferNumber)
+	opts.SetMinWriteBufferNumberToMerge(eff.MinWriteBufferNumberToMerge)
 	opts.SetTargetFileSizeBase(uint64(eff.TargetFileSizeBytes))
 	opts.SetMaxBytesForLevelBase(uint64(eff.MaxBytesForLevelBase))
 	opts.SetLevel0FileNumCompactionTrigger(r.Level0FileNumCompactionTrigger)
