@@ -203,32 +203,28 @@ type CFOverride struct {
 
 // over returns o with the fields it leaves unset taken from base.
 func (o CFOverride) over(base CFOverride) CFOverride {
-	pick := func(a, b *ByteSize) *ByteSize {
-		if a != nil {
-			return a
-		}
-		return b
-	}
-	pickInt := func(a, b *int) *int {
-		if a != nil {
-			return a
-		}
-		return b
-	}
 	out := CFOverride{
-		WriteBufferBytes:            pick(o.WriteBufferBytes, base.WriteBufferBytes),
-		MaxWriteBufferNumber:        pickInt(o.MaxWriteBufferNumber, base.MaxWriteBufferNumber),
-		MinWriteBufferNumberToMerge: pickInt(o.MinWriteBufferNumberToMerge, base.MinWriteBufferNumberToMerge),
-		TargetFileSizeBytes:         pick(o.TargetFileSizeBytes, base.TargetFileSizeBytes),
-		MaxBytesForLevelBase:        pick(o.MaxBytesForLevelBase, base.MaxBytesForLevelBase),
+		WriteBufferBytes:            orElse(o.WriteBufferBytes, base.WriteBufferBytes),
+		MaxWriteBufferNumber:        orElse(o.MaxWriteBufferNumber, base.MaxWriteBufferNumber),
+		MinWriteBufferNumberToMerge: orElse(o.MinWriteBufferNumberToMerge, base.MinWriteBufferNumberToMerge),
+		TargetFileSizeBytes:         orElse(o.TargetFileSizeBytes, base.TargetFileSizeBytes),
+		MaxBytesForLevelBase:        orElse(o.MaxBytesForLevelBase, base.MaxBytesForLevelBase),
 		Compression:                 o.Compression,
-		BloomBitsPerKey:             pickInt(o.BloomBitsPerKey, base.BloomBitsPerKey),
-		BlockCacheBytes:             pick(o.BlockCacheBytes, base.BlockCacheBytes),
+		BloomBitsPerKey:             orElse(o.BloomBitsPerKey, base.BloomBitsPerKey),
+		BlockCacheBytes:             orElse(o.BlockCacheBytes, base.BlockCacheBytes),
 	}
 	if out.Compression == nil {
 		out.Compression = base.Compression
 	}
 	return out
+}
+
+// orElse returns a, or b when a is unset.
+func orElse[T any](a, b *T) *T {
+	if a != nil {
+		return a
+	}
+	return b
 }
 
 // CFOptions is the resolved set of per-column-family options, as returned by
