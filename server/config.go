@@ -514,20 +514,9 @@ func (s *Server) applyRocksDB(old, next *conf.RocksDB) error {
 type rocksOption struct{ name, value string }
 
 // mutableCFOptions are the runtime-settable RocksDB options of cf under r,
-// resolved as server/store resolves them at open: the metadata CF takes
-// [rocksdb.metadata], the subkey CF [rocksdb.subkey], the score CF
-// [rocksdb.score] over [rocksdb.subkey].
+// resolved as server/store resolves them at open.
 func mutableCFOptions(r *conf.RocksDB, cf store.CF) []rocksOption {
-	var o conf.CFOverride
-	switch cf {
-	case store.CFMeta:
-		o = r.Metadata
-	case store.CFSubkey:
-		o = r.Subkey
-	case store.CFScore:
-		o = r.ScoreOverride()
-	}
-	e := r.Effective(o)
+	e := store.EffectiveOptions(*r, cf)
 	return []rocksOption{
 		{"write_buffer_size", strconv.FormatInt(int64(e.WriteBufferBytes), 10)},
 		{"max_write_buffer_number", strconv.Itoa(e.MaxWriteBufferNumber)},

@@ -75,23 +75,21 @@ const maxCachedWrites = 4096
 // cache to drop (16 MiB of spans); past that it empties the cache.
 const maxForgottenWrites = 1 << 20
 
-// keySpan is a key's place in the batch's rep.
+// keySpan is a key's place in the batch's rep: offsets, since the rep's
+// buffer may move while it grows.
 type keySpan struct{ at, n int }
 
+// key is the key in rep.
 func (k keySpan) key(rep []byte) []byte { return rep[k.at : k.at+k.n] }
 
 // cacheOp is one record a batch puts (found) or deletes. Its key and value
-// are not copied: they stay where the record lies in the batch's rep, as
-// offsets, since the rep's buffer may move while it grows. A record too big
-// for the cache (big) is only forgotten.
+// are not copied: they stay where the record lies in the batch's rep. A
+// record too big for the cache (big) is only forgotten.
 type cacheOp struct {
-	keyAt, keyLen int
+	keySpan
 	valAt, valLen int
 	found, big    bool
 }
-
-// key is op's key in rep.
-func (op cacheOp) key(rep []byte) []byte { return rep[op.keyAt : op.keyAt+op.keyLen] }
 
 // val is op's value in rep; nil for a delete.
 func (op cacheOp) val(rep []byte) []byte {
@@ -174,14 +172,14 @@ func (b *Batch) Release() {
 func (b *Batch) Put(cf CF, key, val []byte) {
 	b.mayKill = b.mayKill || cf == CFBookkeeping
 	keyAt, valAt := b.rep.put(b.s.cfIDs[cf], key, val)
-	b.noteCached(cf, cacheOp{keyAt: keyAt, keyLen: len(key), valAt: valAt, valLen: len(val), found: true})
+	b.noteCached(cf, cacheOp{keySpan: keySpan{keyAt, len(key)}, valAt: valAt, valLen: len(val), found: true})
 }
 
 // Delete removes key from cf.
 func (b *Batch) Delete(cf CF, key []byte) {
 	b.mayKill = b.mayKill || cf == CFMeta || cf == CFBookkeeping
 	keyAt := b.rep.delete(b.s.cfIDs[cf], key)
-	b.noteCached(cf, cacheOp{keyAt: keyAt, keyLen: len(key)})
+	b.noteCached(cf, cacheOp{keySpan: keySpan{keyAt, len(key)}})
 }
 
 // DeleteRange removes [lower, upper) from cf.
@@ -219,7 +217,7 @@ func (b *Batch) noteCached(cf CF, op cacheOp) {
 	case cf == CFSubkey && b.createdKey(op.key(b.rep.buf)):
 		w.freshSkipped = true
 	case len(w.forgets) < maxForgottenWrites:
-		w.forgets = append(w.forgets, keySpan{op.keyAt, op.keyLen})
+		w.forgets = append(w.forgets, op.keySpan)
 	default:
 		w.all = true
 	}

@@ -67,6 +67,21 @@ func compressionLevels(names []string) ([]grocksdb.CompressionType, error) {
 	return out, nil
 }
 
+// EffectiveOptions are cf's options under r: the metadata column family
+// takes [rocksdb.metadata], the subkey one [rocksdb.subkey], the score one
+// [rocksdb.score] over [rocksdb.subkey], the others [rocksdb] alone.
+func EffectiveOptions(r conf.RocksDB, cf CF) conf.CFOptions {
+	switch cf {
+	case CFMeta:
+		return r.Effective(r.Metadata)
+	case CFSubkey:
+		return r.Effective(r.Subkey)
+	case CFScore:
+		return r.Effective(r.ScoreOverride())
+	}
+	return r.Effective(conf.CFOverride{})
+}
+
 func buildOptions(cfg conf.Config, gc *compaction.GC) (*rocksOptions, error) {
 	r := cfg.RocksDB
 	o := &rocksOptions{}
@@ -91,18 +106,7 @@ func buildOptions(cfg conf.Config, gc *compaction.GC) (*rocksOptions, error) {
 	}
 
 	for cf := CF(0); cf < numCFs; cf++ {
-		var eff conf.CFOptions
-		switch cf {
-		case CFMeta:
-			eff = r.Effective(r.Metadata)
-		case CFSubkey:
-			eff = r.Effective(r.Subkey)
-		case CFScore:
-			eff = r.Effective(r.ScoreOverride())
-		default:
-			eff = r.Effective(conf.CFOverride{})
-		}
-		opts, err := o.cfOptions(r, eff)
+		opts, err := o.cfOptions(r, EffectiveOptions(r, cf))
 		if err != nil {
 			o.destroy()
 			return nil, fmt.Errorf("rocksdb options for cf %s: %w", cf, err)

@@ -224,16 +224,6 @@ func notOlder(t *testing.T, i int, floor uint64, val []byte, found bool, err err
 // are dropped) or to one the batch creates (not noted at all).
 func TestCacheBigBatchKeepsOthers(t *testing.T) {
 	st := storetest.Open(t, nil)
-	write := func(fill func(b *store.Batch)) {
-		t.Helper()
-		b := st.NewBatch()
-		fill(b)
-		err := st.Write(b)
-		b.Release()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
 	get := func(key []byte) string {
 		t.Helper()
 		v, found, err := st.Get(store.CFSubkey, key)
@@ -245,7 +235,7 @@ func TestCacheBigBatchKeepsOthers(t *testing.T) {
 	other := func(i int) []byte { return subkey.AppendKey(nil, 1, fmt.Appendf(nil, "other-%d", i)) }
 	old := func(i int) []byte { return subkey.AppendKey(nil, 2, fmt.Appendf(nil, "old-%d", i)) }
 	const others, n = 100, 6000 // n: past the records a batch caches
-	write(func(b *store.Batch) {
+	writeBatch(t, st, func(b *store.Batch) {
 		for i := range others {
 			b.Put(store.CFSubkey, other(i), []byte("o"))
 		}
@@ -262,7 +252,7 @@ func TestCacheBigBatchKeepsOthers(t *testing.T) {
 
 	// An existing key: its records past the cached ones are dropped from
 	// the cache, the others' entries stay.
-	write(func(b *store.Batch) {
+	writeBatch(t, st, func(b *store.Batch) {
 		for i := range n {
 			b.Put(store.CFSubkey, old(i), []byte("v2"))
 		}
@@ -284,7 +274,7 @@ func TestCacheBigBatchKeepsOthers(t *testing.T) {
 	// the first value must not be cached.
 	const fresh = 3
 	rec := func(i int) []byte { return subkey.AppendKey(nil, fresh, fmt.Appendf(nil, "new-%d", i)) }
-	write(func(b *store.Batch) {
+	writeBatch(t, st, func(b *store.Batch) {
 		b.Created(fresh)
 		for i := range n {
 			b.Put(store.CFSubkey, rec(i), []byte("first"))

@@ -64,14 +64,11 @@ func TestUIDsConcurrent(t *testing.T) {
 func TestCountersSurviveReopen(t *testing.T) {
 	cfg := storetest.Config(t)
 	st := storetest.Open(t, &cfg)
-	b := st.NewBatch()
-	b.AddKeys(0, 5)
-	b.AddKeys(3, 2)
-	b.AddKeys(0, -1)
-	if err := st.Write(b); err != nil {
-		t.Fatal(err)
-	}
-	b.Release()
+	writeBatch(t, st, func(b *store.Batch) {
+		b.AddKeys(0, 5)
+		b.AddKeys(3, 2)
+		b.AddKeys(0, -1)
+	})
 	if got := st.KeyCount(0); got != 4 {
 		t.Fatalf("db0 = %d, want 4", got)
 	}
@@ -80,16 +77,22 @@ func TestCountersSurviveReopen(t *testing.T) {
 	if got, got3 := st.KeyCount(0), st.KeyCount(3); got != 4 || got3 != 2 {
 		t.Fatalf("after reopen db0 = %d, db3 = %d, want 4, 2", got, got3)
 	}
-	b = st.NewBatch()
-	b.ResetKeys(0)
-	if err := st.Write(b); err != nil {
-		t.Fatal(err)
-	}
-	b.Release()
+	writeBatch(t, st, func(b *store.Batch) { b.ResetKeys(0) })
 	st.Close()
 	st = storetest.Open(t, &cfg)
 	if got := st.KeyCount(0); got != 0 {
 		t.Fatalf("after reset and reopen db0 = %d, want 0", got)
+	}
+}
+
+// writeBatch writes the batch fill builds, and fails the test if that fails.
+func writeBatch(t *testing.T, st *store.Store, fill func(b *store.Batch)) {
+	t.Helper()
+	b := st.NewBatch()
+	defer b.Release()
+	fill(b)
+	if err := st.Write(b); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -100,31 +103,25 @@ func writeHash(t *testing.T, st *store.Store, key string, n int) uint64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := st.NewBatch()
-	defer b.Release()
-	b.Put(store.CFMeta, metadata.AppendMetaKey(nil, 0, []byte(key)), metadata.Meta{Type: metadata.TypeHash, UID: uid, Size: uint64(n)}.Append(nil))
-	b.Put(store.CFBookkeeping, metadata.AppendBookKey(nil, uid), metadata.Book{Type: metadata.TypeHash, Key: []byte(key)}.Append(nil))
-	for i := range n {
-		b.Put(store.CFSubkey, subkey.AppendKey(nil, uid, fmt.Appendf(nil, "f%07d", i)), []byte("v"))
-	}
-	if err := st.Write(b); err != nil {
-		t.Fatal(err)
-	}
+	writeBatch(t, st, func(b *store.Batch) {
+		b.Put(store.CFMeta, metadata.AppendMetaKey(nil, 0, []byte(key)), metadata.Meta{Type: metadata.TypeHash, UID: uid, Size: uint64(n)}.Append(nil))
+		b.Put(store.CFBookkeeping, metadata.AppendBookKey(nil, uid), metadata.Book{Type: metadata.TypeHash, Key: []byte(key)}.Append(nil))
+		for i := range n {
+			b.Put(store.CFSubkey, subkey.AppendKey(nil, uid, fmt.Appendf(nil, "f%07d", i)), []byte("v"))
+		}
+	})
 	return uid
 }
 
 func deleteHash(t *testing.T, st *store.Store, key string, uid uint64, reclaim bool) {
 	t.Helper()
-	b := st.NewBatch()
-	defer b.Release()
-	b.Delete(store.CFMeta, metadata.AppendMetaKey(nil, 0, []byte(key)))
-	b.Delete(store.CFBookkeeping, metadata.AppendBookKey(nil, uid))
-	if reclaim {
-		b.Reclaim(uid)
-	}
-	if err := st.Write(b); err != nil {
-		t.Fatal(err)
-	}
+	writeBatch(t, st, func(b *store.Batch) {
+		b.Delete(store.CFMeta, metadata.AppendMetaKey(nil, 0, []byte(key)))
+		b.Delete(store.CFBookkeeping, metadata.AppendBookKey(nil, uid))
+		if reclaim {
+			b.Reclaim(uid)
+		}
+	})
 }
 
 func count(t *testing.T, st *store.Store, cf store.CF) int64 {
@@ -184,12 +181,7 @@ func TestCompactAfterAliveVerdictReclaims(t *testing.T) {
 			if got := count(t, st, store.CFSubkey); got != 1000 {
 				t.Fatalf("live hash compacted to %d subkeys, want 1000", got)
 			}
-			b := st.NewBatch()
-			kill(b, uid)
-			if err := st.Write(b); err != nil {
-				t.Fatal(err)
-			}
-			b.Release()
+			writeBatch(t, st, func(b *store.Batch) { kill(b, uid) })
 			st.Compact()
 			if got := count(t, st, store.CFSubkey); got != 0 {
 				t.Fatalf("after the key died: %d subkeys left, want 0", got)
@@ -202,14 +194,11 @@ func TestRenamedOwnerSurvives(t *testing.T) {
 	st := storetest.Open(t, nil)
 	uid := writeHash(t, st, "a", 100)
 	// RENAME a -> b: metadata moves, bookkeeping names the new key.
-	b := st.NewBatch()
-	b.Delete(store.CFMeta, metadata.AppendMetaKey(nil, 0, []byte("a")))
-	b.Put(store.CFMeta, metadata.AppendMetaKey(nil, 0, []byte("b")), metadata.Meta{Type: metadata.TypeHash, UID: uid, Size: 100}.Append(nil))
-	b.Put(store.CFBookkeeping, metadata.AppendBookKey(nil, uid), metadata.Book{Type: metadata.TypeHash, Key: []byte("b")}.Append(nil))
-	if err := st.Write(b); err != nil {
-		t.Fatal(err)
-	}
-	b.Release()
+	writeBatch(t, st, func(b *store.Batch) {
+		b.Delete(store.CFMeta, metadata.AppendMetaKey(nil, 0, []byte("a")))
+		b.Put(store.CFMeta, metadata.AppendMetaKey(nil, 0, []byte("b")), metadata.Meta{Type: metadata.TypeHash, UID: uid, Size: 100}.Append(nil))
+		b.Put(store.CFBookkeeping, metadata.AppendBookKey(nil, uid), metadata.Book{Type: metadata.TypeHash, Key: []byte("b")}.Append(nil))
+	})
 	st.Compact()
 	if got := count(t, st, store.CFSubkey); got != 100 {
 		t.Fatalf("renamed hash lost records: %d left, want 100", got)
