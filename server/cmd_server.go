@@ -114,6 +114,7 @@ var debugSubcommands = []Subcommand{
 	{"compact-cf", 3, 0, cmdDebugCompactCF},
 	{"reclaim", 2, 0, cmdDebugReclaim},
 	{"sleep", 3, 0, cmdDebugSleep},
+	{"panic", 3, 0, cmdDebugPanic},
 	{"help", 2, 0, cmdDebugHelp},
 }
 
@@ -221,6 +222,10 @@ func cmdDebugHelp(c *Ctx, _ [][]byte) error {
 		"    and rate limit.",
 		"SST-BYTES <cf>",
 		"    Return the size of a column family's live SST files.",
+		"PANIC <key>",
+		"    Panic while holding the key's lock with an unwritten change to it, as a bug",
+		"    would: the client gets an error and loses its connection; the server, the",
+		"    key and the other clients carry on.",
 		"SLEEP <seconds>",
 		"    Sleep for the given time (a float) before replying.",
 		"UID <key>",

@@ -83,8 +83,12 @@ func errorText(err error) (text string, known bool) {
 			return d.text, true
 		}
 	}
-	return "ERR internal error", false
+	return string(errInternal), false
 }
+
+// errInternal is the reply to a command that failed for a reason of
+// Shale's own: an unexpected error or a panic (panic.go).
+const errInternal replyError = "ERR internal error"
 
 // diskWriteText is the reply to a write the disk refused, after Redis's
 // "MISCONF Errors writing to the AOF file: <strerror>": the MISCONF prefix

@@ -330,7 +330,9 @@ func infoStats(s *Server, w *infoWriter) {
 	w.int("pubsub_channels", 0)
 	w.int("pubsub_patterns", 0)
 	w.int("total_error_replies", st.errorReplies.Load())
-	// Shale's own: how pipelined commands shared their writes.
+	// Shale's own: commands whose bug cost their client the connection
+	// (panic.go), and how pipelined commands shared their writes.
+	w.int("command_panics", st.panics.Load())
 	w.int("pipeline_group_commits", st.groupCommits.Load())
 	w.int("pipeline_grouped_commands", st.groupedCommands.Load())
 	// Shale's own: reads of metadata and sub-keys served from memory.

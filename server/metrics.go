@@ -27,6 +27,7 @@ import (
 // metricsServer is the HTTP server behind /metrics.
 type metricsServer struct {
 	http *http.Server
+	addr net.Addr // where it listens: metrics.addr's port may be 0
 	done chan struct{}
 }
 
@@ -46,6 +47,7 @@ func (s *Server) startMetrics(addr string) (*metricsServer, error) {
 	}
 	m := &metricsServer{
 		http: &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second},
+		addr: ln.Addr(),
 		done: make(chan struct{}),
 	}
 	go func() {
@@ -81,6 +83,7 @@ var (
 	mCmdRejected  = desc("command_rejected_total", "Commands refused before they ran (wrong arity, NOAUTH).", "cmd")
 	mCmdFailed    = desc("command_failed_total", "Commands that ran and replied an error.", "cmd")
 	mErrorReplies = desc("error_replies_total", "Error replies by error code (ERR, WRONGTYPE...).", "code")
+	mPanics       = desc("command_panics_total", "Commands that panicked: a bug in Shale; each cost its client the connection (see the log).")
 	mSlowlogLen   = desc("slowlog_entries", "Entries in the slow log.")
 
 	mConnected     = desc("connected_clients", "Connected clients.")
@@ -127,7 +130,7 @@ type collector struct{ s *Server }
 
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{
-		mBuildInfo, mCommands, mCmdDuration, mCmdRejected, mCmdFailed, mErrorReplies, mSlowlogLen,
+		mBuildInfo, mCommands, mCmdDuration, mCmdRejected, mCmdFailed, mErrorReplies, mPanics, mSlowlogLen,
 		mConnected, mBlocked, mMaxClients, mConnsReceived, mConnsRejected, mNetIn, mNetOut,
 		mKeys, mExpiring, mExpiredKeys, mUsedMemory, mMemory,
 		mCacheUsage, mCacheCapacity, mRunningCompacts, mRunningFlushes, mDelayedRate, mWriteStopped, mStallSeconds,
@@ -168,6 +171,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	for _, e := range s.stats.errorCounts() {
 		counter(mErrorReplies, float64(e.count), e.code)
 	}
+	counter(mPanics, float64(s.stats.panics.Load()))
 	gauge(mSlowlogLen, float64(s.slowlog.len()))
 
 	s.mu.Lock()

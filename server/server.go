@@ -285,13 +285,15 @@ func (s *Server) handle(conn redcon.Conn, rc redcon.Command) {
 	if mode != replyOn {
 		out = mutedConn{out}
 	}
-	s.dispatch(c, out, rc.Args)
+	s.dispatchSafely(c, out, rc.Args)
 	if mode == replySkip && !c.skipSetNow {
 		c.replyMode.CompareAndSwap(int32(replySkip), int32(replyOn))
 	}
 	c.skipSetNow = false
 	switch {
 	case c.closeAfterReply:
+		// The replies of a pipeline group may leave only once it is written.
+		s.commitGroup(c, conn)
 		conn.Close() // flushes the reply first
 	case s.closing.Load():
 		// Close waits for this command, then closes the connection: send

@@ -67,6 +67,7 @@ type serverStats struct {
 	connections  atomic.Int64 // connections accepted
 	rejected     atomic.Int64 // connections refused by maxclients
 	errorReplies atomic.Int64 // error replies sent
+	panics       atomic.Int64 // commands that panicked (panic.go)
 	netIn        atomic.Int64 // bytes read from clients
 	netOut       atomic.Int64 // bytes written to clients
 
@@ -223,6 +224,7 @@ func (st *serverStats) reset() {
 	st.connections.Store(0)
 	st.rejected.Store(0)
 	st.errorReplies.Store(0)
+	st.panics.Store(0)
 	st.netIn.Store(0)
 	st.netOut.Store(0)
 	st.groupCommits.Store(0)

@@ -122,12 +122,20 @@ func (g *Group) Wait(keys ...LockKey) {
 	}
 }
 
-// Add runs fn on the group's batch, for one command. When fn fails, what it
-// wrote is taken out again, so a failed command writes nothing, as on its
-// own.
-func (g *Group) Add(fn func(b *Batch) error) error {
+// Add runs fn on the group's batch, for one command. When fn fails or
+// panics, what it wrote is taken out again, so a failed command writes
+// nothing, as on its own, and the group's other commands can still commit.
+func (g *Group) Add(fn func(b *Batch) error) (err error) {
 	mark := g.b.mark()
-	if err := fn(g.b); err != nil {
+	done := false
+	defer func() {
+		if !done {
+			g.b.rollback(mark) // fn panicked; the panic goes on up
+		}
+	}()
+	err = fn(g.b)
+	done = true
+	if err != nil {
 		g.b.rollback(mark)
 		return err
 	}

@@ -70,6 +70,47 @@ func TestGroupWritesAtCommit(t *testing.T) {
 	}
 }
 
+// TestGroupAddPanics: a command that panics in Add leaves nothing in the
+// batch, so the group's earlier commands still commit alone.
+func TestGroupAddPanics(t *testing.T) {
+	st := storetest.Open(t, nil)
+	g := st.NewGroup()
+	if !g.TryLock(lk("a"), lk("b")) {
+		t.Fatal("TryLock a b failed")
+	}
+	if err := g.Add(func(b *store.Batch) error {
+		b.Put(store.CFMeta, []byte("a"), []byte("1"))
+		b.AddKeys(0, 1)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("Add swallowed the panic")
+			}
+		}()
+		g.Add(func(b *store.Batch) error {
+			b.Put(store.CFMeta, []byte("b"), []byte("2"))
+			b.AddKeys(0, 1)
+			panic("bug")
+		})
+	}()
+	if err := g.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := mustGet(t, st, "a"); !ok || v != "1" {
+		t.Errorf("a after Commit = %q %v, want 1", v, ok)
+	}
+	if _, ok := mustGet(t, st, "b"); ok {
+		t.Error("the panicking Add's write of b was committed")
+	}
+	if n := st.KeyCount(0); n != 1 {
+		t.Errorf("KeyCount %d, want 1", n)
+	}
+}
+
 // TestGroupTryLock: a key used by an earlier command of the group, or held
 // by another locker, cannot join; Commit releases everything.
 func TestGroupTryLock(t *testing.T) {
