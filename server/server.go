@@ -341,6 +341,11 @@ func (s *Server) dispatch(c *Client, conn redcon.Conn, args [][]byte) {
 	}
 	if s.pause.active.Load() {
 		s.commitGroup(c, conn) // never wait with the group's locks held
+		// The replies of the commands pipelined before this one go out
+		// now, as Redis sends them before it parks the client.
+		if c.pipe.wr != nil {
+			_ = c.pipe.wr.Flush()
+		}
 		c.blocked.Store(true)
 		s.pause.wait(mayWrite(cmd))
 		c.blocked.Store(false)
