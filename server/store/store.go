@@ -218,7 +218,7 @@ func (s *Store) MultiGet(cf CF, keys [][]byte) (vals [][]byte, found []bool, err
 	vals, found = make([][]byte, len(keys)), make([]bool, len(keys))
 	c := s.cache(cf)
 	if c == nil {
-		return vals, found, s.multiGet(cf, keys, vals, found)
+		return vals, found, s.multiGet(s.ro, cf, keys, vals, found)
 	}
 	var missed []int
 	var epochs []uint64
@@ -239,7 +239,7 @@ func (s *Store) MultiGet(cf CF, keys [][]byte) (vals [][]byte, found []bool, err
 		mkeys[j] = keys[i]
 	}
 	mvals, mfound := make([][]byte, len(missed)), make([]bool, len(missed))
-	if err := s.multiGet(cf, mkeys, mvals, mfound); err != nil {
+	if err := s.multiGet(s.ro, cf, mkeys, mvals, mfound); err != nil {
 		return nil, nil, err
 	}
 	for j, i := range missed {
@@ -250,8 +250,8 @@ func (s *Store) MultiGet(cf CF, keys [][]byte) (vals [][]byte, found []bool, err
 }
 
 // multiGet reads keys from RocksDB into vals and found.
-func (s *Store) multiGet(cf CF, keys, vals [][]byte, found []bool) error {
-	slices, err := s.db.MultiGetCF(s.ro, s.cfs[cf], keys...)
+func (s *Store) multiGet(ro *grocksdb.ReadOptions, cf CF, keys, vals [][]byte, found []bool) error {
+	slices, err := s.db.MultiGetCF(ro, s.cfs[cf], keys...)
 	if err != nil {
 		return fmt.Errorf("store: multiget %s: %w", cf, err)
 	}
@@ -284,6 +284,14 @@ func boundedReadOptions(lower, upper []byte) *grocksdb.ReadOptions {
 func (s *Store) Iterate(cf CF, lower, upper []byte, reverse bool, fn func(key, val []byte) bool) error {
 	ro := boundedReadOptions(lower, upper)
 	defer ro.Destroy()
+	if err := s.iterate(ro, cf, reverse, fn); err != nil {
+		return fmt.Errorf("store: iterate %s: %w", cf, err)
+	}
+	return nil
+}
+
+// iterate is Iterate with the read options given.
+func (s *Store) iterate(ro *grocksdb.ReadOptions, cf CF, reverse bool, fn func(key, val []byte) bool) error {
 	it := s.db.NewIteratorCF(ro, s.cfs[cf])
 	defer it.Close()
 	if reverse {
@@ -307,10 +315,7 @@ walk:
 			}
 		}
 	}
-	if err := it.Err(); err != nil {
-		return fmt.Errorf("store: iterate %s: %w", cf, err)
-	}
-	return nil
+	return it.Err()
 }
 
 // Owner implements compaction.Reader: bookkeeping[uid] and the metadata it
