@@ -1,8 +1,8 @@
 package server
 
 import (
+	"math"
 	"net"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -38,12 +38,14 @@ func cmdClientKill(c *Ctx, args [][]byte) error {
 		}
 		return replyError("ERR No such client")
 	}
-	if len(args)%2 != 0 {
-		return errSyntax
-	}
 	f := killFilter{skipMe: true}
 	noMatch := false
+	// Option by option, as Redis reads them: a bad value before a dangling
+	// option is the value's error, not a syntax error.
 	for i := 2; i < len(args); i += 2 {
+		if i+1 == len(args) {
+			return errSyntax
+		}
 		v := args[i+1]
 		switch {
 		case is(args[i], "ID"):
@@ -207,14 +209,19 @@ func mayWrite(cmd *Command) bool {
 	return cmd.Flags&Write != 0
 }
 
-// CLIENT PAUSE timeout [WRITE|ALL]
+// CLIENT PAUSE's errors, as Redis words them.
+const (
+	errPauseTimeoutNotInt replyError = "ERR timeout is not an integer or out of range"
+	errPauseTimeoutRange  replyError = "ERR timeout is out of range"
+	errPauseMode          replyError = "ERR CLIENT PAUSE mode must be WRITE or ALL"
+)
+
+// CLIENT PAUSE timeout [WRITE|ALL]. Redis reads the mode before the
+// timeout, so a bad mode is the error even when the timeout is bad too.
 func cmdClientPause(c *Ctx, args [][]byte) error {
-	ms, err := strconv.ParseInt(string(args[2]), 10, 64)
-	if err != nil {
-		return replyError("ERR timeout is not an integer or out of range")
-	}
-	if ms < 0 {
-		return replyError("ERR timeout is negative")
+	if len(args) > 4 {
+		// The table allows more (arity -3); Redis's CLIENT takes 3 or 4.
+		return errSubcommandSyntax(args)
 	}
 	mode := pauseAll
 	if len(args) == 4 {
@@ -223,14 +230,36 @@ func cmdClientPause(c *Ctx, args [][]byte) error {
 			mode = pauseWrite
 		case is(args[3], "ALL"):
 		default:
-			return replyError("ERR CLIENT PAUSE mode must be WRITE or ALL")
+			return errPauseMode
 		}
-	} else if len(args) > 4 {
-		return errSyntax
 	}
-	c.Srv.pause.pause(mode, time.Now().Add(time.Duration(ms)*time.Millisecond))
+	now := time.Now()
+	until, err := pauseDeadline(args[2], now)
+	if err != nil {
+		return err
+	}
+	c.Srv.pause.pause(mode, until)
 	c.ok()
 	return nil
+}
+
+// pauseDeadline turns CLIENT PAUSE's timeout, in milliseconds, into the
+// pause's end. Redis 7.0 adds it to its clock unchecked: a timeout within a
+// clock reading of the int64 limit overflows and the pause ends at once,
+// which later Redis refuses as out of range, and so does Shale. A timeout
+// beyond time.Duration's 292 years pauses for 292 years: as good as the
+// forever Redis waits, and never wrapped to a short or negative wait.
+func pauseDeadline(arg []byte, now time.Time) (time.Time, error) {
+	ms, ok := types.ParseInt(arg)
+	switch {
+	case !ok:
+		return time.Time{}, errPauseTimeoutNotInt
+	case ms < 0:
+		return time.Time{}, errTimeoutNegative
+	case ms > math.MaxInt64-now.UnixMilli():
+		return time.Time{}, errPauseTimeoutRange
+	}
+	return now.Add(time.Duration(min(ms, math.MaxInt64/int64(time.Millisecond))) * time.Millisecond), nil
 }
 
 // CLIENT UNPAUSE

@@ -52,12 +52,12 @@ func cmdQuit(c *Ctx, _ [][]byte) error {
 
 // SELECT index
 func cmdSelect(c *Ctx, args [][]byte) error {
-	n, err := parseInt(args[1])
+	n, err := parseCInt(args[1])
 	if err != nil {
 		return err
 	}
-	db, err := c.Srv.eng.DB(int(n))
-	if err != nil || int64(int(n)) != n {
+	db, err := c.Srv.eng.DB(n)
+	if err != nil {
 		return errOutOfRangeDB
 	}
 	c.Client.setDB(db)
@@ -142,6 +142,11 @@ func cmdHello(c *Ctx, args [][]byte) error {
 			user, pass, withAuth = args[i+1], args[i+2], true
 			i += 2
 		case is(args[i], "SETNAME") && more >= 1:
+			// Checked as it is read, as Redis does: a bad name fails
+			// before AUTH is tried, and leaves the client as it was.
+			if !validClientName(args[i+1]) {
+				return errBadClientName
+			}
 			name, withName = args[i+1], true
 			i++
 		default:
@@ -157,9 +162,6 @@ func cmdHello(c *Ctx, args [][]byte) error {
 		return errHelloNoAuth
 	}
 	if withName {
-		if !validClientName(name) {
-			return errBadClientName
-		}
 		c.Client.setName(string(name))
 	}
 	c.Conn.WriteArray(14)
@@ -197,6 +199,15 @@ func runSubcommand(c *Ctx, args [][]byte, container string, subs []Subcommand) e
 		return sc.Run(c, args)
 	}
 	return errUnknownSubcommand(string(args[1]), container)
+}
+
+// errSubcommandSyntax is Redis's addReplySubcommandSyntaxError: the reply
+// of a container command whose subcommand takes fewer arguments than the
+// table's arity lets through (CLIENT PAUSE, SLOWLOG GET), or that does not
+// exist (DEBUG).
+func errSubcommandSyntax(args [][]byte) replyError {
+	return replyError("ERR unknown subcommand or wrong number of arguments for '" + truncate(string(args[1]), 128) +
+		"'. Try " + strings.ToUpper(string(args[0])) + " HELP.")
 }
 
 // arityFits is Command.arityOK for a bare arity.
@@ -292,7 +303,7 @@ func cmdClientInfo(c *Ctx, _ [][]byte) error {
 // Shale client is a normal one. TYPE and ID cannot be combined, as in
 // Redis 7.0.
 func cmdClientList(c *Ctx, args [][]byte) error {
-	var ids []int64
+	var ids map[int64]bool // a set: CLIENT LIST ID may name a million ids
 	onlyNone := false
 	switch {
 	case len(args) == 2:
@@ -305,12 +316,13 @@ func cmdClientList(c *Ctx, args [][]byte) error {
 			return replyError("ERR Unknown client type '" + string(args[3]) + "'")
 		}
 	case len(args) >= 4 && is(args[2], "ID"):
+		ids = make(map[int64]bool)
 		for _, a := range args[3:] {
 			id, ok := types.ParseInt(a)
 			if !ok {
 				return errInvalidClientID
 			}
-			ids = append(ids, id)
+			ids[id] = true
 		}
 	default:
 		return errSyntax
@@ -319,7 +331,7 @@ func cmdClientList(c *Ctx, args [][]byte) error {
 	if !onlyNone {
 		now := time.Now()
 		for _, cl := range c.Srv.clientList() {
-			if ids == nil || slices.Contains(ids, cl.ID) {
+			if ids == nil || ids[cl.ID] {
 				b.WriteString(cl.infoLine(now))
 			}
 		}

@@ -1,10 +1,12 @@
 package server
 
 import (
+	"math"
 	"strconv"
 	"time"
 
 	"github.com/shaledb/shale/server/store"
+	"github.com/shaledb/shale/server/types"
 )
 
 // Server commands: INFO, DBSIZE, FLUSHDB, FLUSHALL, TIME, COMPACT, SHUTDOWN,
@@ -81,21 +83,23 @@ func cmdCompact(c *Ctx, _ [][]byte) error {
 // the WAL, so the options change nothing. On success nothing is replied:
 // the main program closes the server, and with it the connection.
 func cmdShutdown(c *Ctx, args [][]byte) error {
-	var save, nosave, abort bool
+	var save, nosave, abort, flags bool
 	for _, a := range args[1:] {
 		switch {
 		case is(a, "NOSAVE"):
-			nosave = true
+			nosave, flags = true, true
 		case is(a, "SAVE"):
-			save = true
+			save, flags = true, true
 		case is(a, "NOW"), is(a, "FORCE"):
+			flags = true
 		case is(a, "ABORT"):
 			abort = true
 		default:
 			return errSyntax
 		}
 	}
-	if (save && nosave) || (abort && len(args) > 2) {
+	// ABORT goes with nothing but itself, as in Redis.
+	if (save && nosave) || (abort && flags) {
 		return errSyntax
 	}
 	if abort {
@@ -129,7 +133,7 @@ func cmdDebug(c *Ctx, args [][]byte) error {
 			return sc.Run(c, args)
 		}
 	}
-	return replyError("ERR unknown subcommand or wrong number of arguments for '" + truncate(string(args[1]), 128) + "'. Try DEBUG HELP.")
+	return errSubcommandSyntax(args)
 }
 
 func parseCF(b []byte) (store.CF, error) {
@@ -199,14 +203,36 @@ func cmdDebugReclaim(c *Ctx, _ [][]byte) error {
 }
 
 // DEBUG SLEEP seconds: sleeps this connection only (Redis blocks the whole
-// server). Like Redis, an unparsable time sleeps 0.
+// server), or until the server shuts down: Server.Close closes the blocking
+// registry's channel before it waits for running commands.
 func cmdDebugSleep(c *Ctx, args [][]byte) error {
-	secs, _ := strconv.ParseFloat(string(args[2]), 64)
-	if secs > 0 {
-		time.Sleep(time.Duration(secs * float64(time.Second)))
+	if d := debugSleepTime(args[2]); d > 0 {
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-c.Srv.blocking.closing:
+		}
+		t.Stop()
 	}
 	c.ok()
 	return nil
+}
+
+// debugSleepTime is how long Redis's DEBUG SLEEP sleeps: strtod reads the
+// seconds (a prefix: "0.5s" is 0.5, "abc" 0), and their microseconds are
+// converted to a long long, which x86 turns into LLONG_MIN when they are
+// NaN or out of its range. A negative time fails nanosleep: no sleep. A
+// time beyond time.Duration's 292 years sleeps 292 years, as good as
+// Redis's, never wrapped to a short or negative one.
+func debugSleepTime(arg []byte) time.Duration {
+	us := types.Strtod(arg) * 1e6
+	if !(us >= 1 && us < math.MaxInt64) { // also false for NaN
+		return 0
+	}
+	if us >= math.MaxInt64/float64(time.Microsecond) {
+		return math.MaxInt64
+	}
+	return time.Duration(us) * time.Microsecond
 }
 
 // DEBUG HELP

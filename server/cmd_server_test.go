@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"math"
 	"strconv"
 	"testing"
 	"time"
@@ -151,4 +152,31 @@ func TestDebugCompactCFAndReclaim(t *testing.T) {
 		{[]any{"DEBUG", "RECLAIM", "x"}, wantErr("ERR unknown subcommand or wrong number of arguments for 'RECLAIM'. Try DEBUG HELP.")},
 		{[]any{"HGET", "live", "f"}, "v"},
 	})
+}
+
+func TestDebugSleepTime(t *testing.T) {
+	tests := []struct {
+		arg  string
+		want time.Duration
+	}{
+		{"0.25", 250 * time.Millisecond},
+		{"0.3abc", 300 * time.Millisecond}, // strtod reads a prefix
+		{" 0.3", 300 * time.Millisecond},   // after blanks
+		{"0x1p-2", 250 * time.Millisecond},
+		{"abc", 0},
+		{"", 0},
+		{"-1", 0},
+		{"0.0000001", 0}, // under a microsecond: nanosleep(0)
+		{"inf", 0},       // LLONG_MIN after the conversion: no sleep
+		{"nan", 0},
+		{"1e308", 0},
+		{"9300000000000", 0},           // its microseconds pass LLONG_MAX
+		{"10000000000", math.MaxInt64}, // past time.Duration: not wrapped
+		{"9200000000000", math.MaxInt64},
+	}
+	for _, tt := range tests {
+		if got := debugSleepTime([]byte(tt.arg)); got != tt.want {
+			t.Errorf("debugSleepTime(%q) = %v, want %v", tt.arg, got, tt.want)
+		}
+	}
 }

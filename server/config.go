@@ -2,6 +2,8 @@ package server
 
 import (
 	"errors"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -101,18 +103,18 @@ var (
 	intValue = valueCodec[int]{
 		format: strconv.Itoa,
 		parse: func(s string) (int, error) {
-			n, err := strconv.Atoi(s)
-			if err != nil {
+			n, ok := types.ParseInt([]byte(s)) // Redis's strictness: no "+5" or "05"
+			if !ok {
 				return 0, errNotInt
 			}
-			return n, nil
+			return int(n), nil
 		},
 	}
 	int64Value = valueCodec[int64]{
 		format: func(n int64) string { return strconv.FormatInt(n, 10) },
 		parse: func(s string) (int64, error) {
-			n, err := strconv.ParseInt(s, 10, 64)
-			if err != nil {
+			n, ok := types.ParseInt([]byte(s))
+			if !ok {
 				return 0, errNotInt
 			}
 			return n, nil
@@ -162,24 +164,6 @@ var (
 			return d, err
 		},
 	}
-	// secondsValue is Redis's timeout: whole seconds; SET also takes a
-	// duration such as "90s" or "5m".
-	secondsValue = valueCodec[conf.Duration]{
-		format: func(d conf.Duration) string { return strconv.FormatInt(int64(d.Duration/time.Second), 10) },
-		parse: func(s string) (conf.Duration, error) {
-			if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-				if n > int64(time.Duration(1<<63-1)/time.Second) || n < -int64(time.Duration(1<<63-1)/time.Second) {
-					return conf.Duration{}, errNotInt
-				}
-				return conf.Duration{Duration: time.Duration(n) * time.Second}, nil
-			}
-			d, err := time.ParseDuration(s)
-			if err != nil {
-				return conf.Duration{}, errNotInt
-			}
-			return conf.Duration{Duration: d}, nil
-		},
-	}
 	// listValue is a compression list, written space-separated; SET also
 	// takes commas.
 	listValue = valueCodec[[]string]{
@@ -188,7 +172,8 @@ var (
 			return append([]string{}, strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == ',' })...), nil
 		},
 	}
-	// logLevelValue also takes Redis's level names.
+	// logLevelValue also takes Redis's level names, and answers any other
+	// name with Redis's text, which lists only those.
 	logLevelValue = valueCodec[string]{
 		format: func(s string) string { return s },
 		parse: func(s string) (string, error) {
@@ -199,11 +184,125 @@ var (
 				return "info", nil
 			case "warning":
 				return "warn", nil
+			case "trace", "debug", "info", "warn", "error":
+				return s, nil
 			}
-			return s, nil
+			return "", errors.New("argument(s) must be one of the following: debug, verbose, notice, warning")
 		},
 	}
 )
+
+// Redis's CONFIG SET texts for a numeric value it cannot use; errNotInt
+// is its text for one that is no integer.
+var errNotMemory = errors.New("argument must be a memory value")
+
+func errConfigRange(lo, hi int64) error {
+	return fmt.Errorf("argument must be between %d and %d inclusive", lo, hi)
+}
+
+// redisInt is the codec of an integer parameter that has Redis's name:
+// Redis's strictness (no '+', spaces or leading zeros), its range and its
+// texts, so that a value Redis refuses never reaches the server.
+func redisInt[T ~int | ~int64](lo, hi int64) valueCodec[T] {
+	return valueCodec[T]{
+		format: func(n T) string { return strconv.FormatInt(int64(n), 10) },
+		parse: func(s string) (T, error) {
+			n, ok := types.ParseInt([]byte(s))
+			if !ok {
+				return 0, errNotInt
+			}
+			if n < lo || n > hi {
+				return 0, errConfigRange(lo, hi)
+			}
+			return T(n), nil
+		},
+	}
+}
+
+// redisSeconds is Redis's timeout and tcp-keepalive: whole seconds in
+// [0, hi], as redisInt reads them; SET also takes a duration such as "90s"
+// or "5m", within the same range.
+func redisSeconds(hi int64) valueCodec[conf.Duration] {
+	secs := redisInt[int64](0, hi)
+	return valueCodec[conf.Duration]{
+		format: func(d conf.Duration) string { return strconv.FormatInt(int64(d.Duration/time.Second), 10) },
+		parse: func(s string) (conf.Duration, error) {
+			n, err := secs.parse(s)
+			if errors.Is(err, errNotInt) {
+				d, derr := time.ParseDuration(s)
+				if derr != nil {
+					return conf.Duration{}, errNotInt
+				}
+				if d < 0 || d/time.Second > time.Duration(hi) {
+					return conf.Duration{}, errConfigRange(0, hi)
+				}
+				return conf.Duration{Duration: d}, nil
+			}
+			if err != nil {
+				return conf.Duration{}, err
+			}
+			return conf.Duration{Duration: time.Duration(n) * time.Second}, nil
+		},
+	}
+}
+
+// redisMemory is a memory parameter that has Redis's name: Redis's units
+// (b, k = 1000, kb = 1024, m, mb, g, gb, in any case) and range [lo,
+// MaxInt64], with its texts; SET also takes what TOML takes ("64MiB").
+func redisMemory(lo int64) valueCodec[conf.ByteSize] {
+	return valueCodec[conf.ByteSize]{
+		format: sizeValue.format,
+		parse: func(s string) (conf.ByteSize, error) {
+			n, ok, overflow := memtoull(s)
+			if !ok {
+				b, err := sizeValue.parse(s)
+				if err != nil {
+					return 0, errNotMemory
+				}
+				n = int64(b)
+			}
+			if overflow || n < lo {
+				return 0, errConfigRange(lo, math.MaxInt64)
+			}
+			return conf.ByteSize(n), nil
+		},
+	}
+}
+
+// memtoull reads a memory value as Redis's memtoull does: digits, then an
+// optional unit; no sign or spaces. overflow reports a value beyond int64,
+// which Redis wraps and then refuses as out of range (or, wrapped to a
+// value in range, takes: Shale refuses it).
+func memtoull(s string) (n int64, ok, overflow bool) {
+	digits := len(s) - len(strings.TrimLeft(s, "0123456789"))
+	var mul uint64
+	switch strings.ToLower(s[digits:]) {
+	case "", "b":
+		mul = 1
+	case "k":
+		mul = 1000
+	case "kb":
+		mul = 1024
+	case "m":
+		mul = 1000 * 1000
+	case "mb":
+		mul = 1024 * 1024
+	case "g":
+		mul = 1000 * 1000 * 1000
+	case "gb":
+		mul = 1024 * 1024 * 1024
+	default:
+		return 0, false, false
+	}
+	if digits == 0 {
+		return 0, true, false // strtoull reads "" as 0
+	}
+	v, err := strconv.ParseUint(s[:digits], 10, 64)
+	if err != nil || v > math.MaxInt64/mul {
+		return 0, true, true
+	}
+	return int64(v * mul), true, false
+}
 
 // optional makes a codec for a per-column-family override: "" means unset,
 // inheriting the [rocksdb] value.
@@ -269,15 +368,17 @@ var configParams = slices.Concat(
 		field("port", "server.port", intValue, func(c *conf.Config) *int { return &c.Server.Port }, restart),
 		field("databases", "server.databases", intValue, func(c *conf.Config) *int { return &c.Server.Databases }, restart),
 		field("requirepass", "server.requirepass", stringValue, func(c *conf.Config) *string { return &c.Server.RequirePass }, live),
-		field("maxclients", "server.maxclients", intValue, func(c *conf.Config) *int { return &c.Server.MaxClients }, live),
-		field("timeout", "server.timeout", secondsValue, func(c *conf.Config) *conf.Duration { return &c.Server.Timeout }, live),
-		field("tcp-keepalive", "server.tcp_keepalive", secondsValue, func(c *conf.Config) *conf.Duration { return &c.Server.TCPKeepalive }, live),
+		field("maxclients", "server.maxclients", redisInt[int](1, math.MaxUint32), func(c *conf.Config) *int { return &c.Server.MaxClients }, live),
+		field("timeout", "server.timeout", redisSeconds(math.MaxInt32), func(c *conf.Config) *conf.Duration { return &c.Server.Timeout }, live),
+		field("tcp-keepalive", "server.tcp_keepalive", redisSeconds(math.MaxInt32), func(c *conf.Config) *conf.Duration { return &c.Server.TCPKeepalive }, live),
 		field("enable-debug-command", "server.enable_debug_command", boolValue, func(c *conf.Config) *bool { return &c.Server.EnableDebugCommand }, restart),
-		field("slowlog-log-slower-than", "server.slowlog_log_slower_than", int64Value, func(c *conf.Config) *int64 { return &c.Server.SlowlogLogSlowerThan }, live),
-		field("slowlog-max-len", "server.slowlog_max_len", intValue, func(c *conf.Config) *int { return &c.Server.SlowlogMaxLen }, live),
-		field("proto-max-bulk-len", "server.proto_max_bulk_len", sizeValue, func(c *conf.Config) *conf.ByteSize { return &c.Server.ProtoMaxBulkLen }, live),
-		field("server.proto_max_multibulk_len", "server.proto_max_multibulk_len", int64Value, func(c *conf.Config) *int64 { return &c.Server.ProtoMaxMultibulkLen }, live),
-		field("client-query-buffer-limit", "server.client_query_buffer_limit", sizeValue, func(c *conf.Config) *conf.ByteSize { return &c.Server.ClientQueryBufferLimit }, live),
+		field("slowlog-log-slower-than", "server.slowlog_log_slower_than", redisInt[int64](-1, math.MaxInt64), func(c *conf.Config) *int64 { return &c.Server.SlowlogLogSlowerThan }, live),
+		field("slowlog-max-len", "server.slowlog_max_len", redisInt[int](0, math.MaxInt64), func(c *conf.Config) *int { return &c.Server.SlowlogMaxLen }, live),
+		field("proto-max-bulk-len", "server.proto_max_bulk_len", redisMemory(int64(conf.MiB)), func(c *conf.Config) *conf.ByteSize { return &c.Server.ProtoMaxBulkLen }, live),
+		// At least 4 at runtime: a CONFIG SET of one parameter has 4
+		// arguments, and a lower limit could never be set back.
+		field("server.proto_max_multibulk_len", "server.proto_max_multibulk_len", redisInt[int64](4, math.MaxInt64), func(c *conf.Config) *int64 { return &c.Server.ProtoMaxMultibulkLen }, live),
+		field("client-query-buffer-limit", "server.client_query_buffer_limit", redisMemory(int64(conf.MiB)), func(c *conf.Config) *conf.ByteSize { return &c.Server.ClientQueryBufferLimit }, live),
 		field("server.client_output_buffer_limit", "server.client_output_buffer_limit", sizeValue, func(c *conf.Config) *conf.ByteSize { return &c.Server.ClientOutputBufferLimit }, live),
 
 		field("dir", "storage.dir", stringValue, func(c *conf.Config) *string { return &c.Storage.Dir }, restart),

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"math"
 	"net"
 	"os"
 	"regexp"
@@ -74,8 +75,12 @@ func TestConfigGetSet(t *testing.T) {
 		{[]any{"CONFIG", "SET", "nosuch", "1"}, wantErr("ERR Unknown option or number of arguments for CONFIG SET - 'nosuch'")},
 		{[]any{"CONFIG", "SET", "NoSuch", "1", "port", "1"}, wantErr("ERR Unknown option or number of arguments for CONFIG SET - 'NoSuch'")},
 		{[]any{"CONFIG", "SET", "maxclients", "abc"}, failed("maxclients", "argument couldn't be parsed into an integer")},
-		{[]any{"CONFIG", "SET", "maxclients", "0"}, failed("maxclients", "server.maxclients: 0 is below the minimum 1")},
-		{[]any{"CONFIG", "SET", "timeout", "-1"}, failed("timeout", "server.timeout: -1s is negative")},
+		{[]any{"CONFIG", "SET", "maxclients", "0"}, failed("maxclients", "argument must be between 1 and 4294967295 inclusive")},
+		{[]any{"CONFIG", "SET", "maxclients", "+5"}, failed("maxclients", "argument couldn't be parsed into an integer")},
+		{[]any{"CONFIG", "SET", "timeout", "-1"}, failed("timeout", "argument must be between 0 and 2147483647 inclusive")},
+		{[]any{"CONFIG", "SET", "timeout", "-5m"}, failed("timeout", "argument must be between 0 and 2147483647 inclusive")},
+		{[]any{"CONFIG", "SET", "proto-max-bulk-len", "-1"}, failed("proto-max-bulk-len", "argument must be a memory value")},
+		{[]any{"CONFIG", "SET", "proto-max-bulk-len", "99999999999gb"}, failed("proto-max-bulk-len", "argument must be between 1048576 and 9223372036854775807 inclusive")},
 		{[]any{"CONFIG", "SET", "timeout", "soon"}, failed("timeout", "argument couldn't be parsed into an integer")},
 		{[]any{"CONFIG", "SET", "rocksdb.write_buffer_bytes", "1KiB"}, failed("rocksdb.write_buffer_bytes", "rocksdb.write_buffer_bytes: 1KiB is out of range 64KiB..64GiB")},
 		{[]any{"CONFIG", "SET", "rocksdb.score.max_write_buffer_number", "4"}, failed("rocksdb.score.max_write_buffer_number", "rocksdb.score.min_write_buffer_number_to_merge: 4 needs a max_write_buffer_number above it, not 4")},
@@ -83,7 +88,7 @@ func TestConfigGetSet(t *testing.T) {
 		{[]any{"CONFIG", "SET", "rocksdb.write_buffer_bytes", "lots"}, failed("rocksdb.write_buffer_bytes", `invalid byte size "lots"`)},
 		{[]any{"CONFIG", "SET", "rocksdb.compression", "lz4 gzip"}, failed("rocksdb.compression", `rocksdb.compression[1]: "gzip" is not one of`)},
 		{[]any{"CONFIG", "SET", "compaction.reclaim_max_per_second", "0"}, failed("compaction.reclaim_max_per_second", "compaction.reclaim_max_per_second: 0 must be a finite number above 0")},
-		{[]any{"CONFIG", "SET", "loglevel", "loud"}, failed("loglevel", `log.level: "loud" is not one of trace, debug, info, warn, error`)},
+		{[]any{"CONFIG", "SET", "loglevel", "loud"}, failed("loglevel", "argument(s) must be one of the following: debug, verbose, notice, warning")},
 		{[]any{"CONFIG", "SET", "appendonly", "yes"}, failed("appendonly", "only 'no' is supported")},
 		{[]any{"CONFIG", "SET", "save", "3600 1"}, failed("save", `only "" is supported`)},
 		{[]any{"CONFIG", "SET", "maxclients", "10", "maxclients", "20"}, failed("maxclients", "duplicate parameter")},
@@ -260,4 +265,40 @@ func TestConfigSetWhileClientsClose(t *testing.T) {
 	}
 	close(stop)
 	<-done
+}
+
+func TestMemtoull(t *testing.T) {
+	tests := []struct {
+		in           string
+		n            int64
+		ok, overflow bool
+	}{
+		{"1048576", 1 << 20, true, false},
+		{"00001048576", 1 << 20, true, false},
+		{"512mb", 512 << 20, true, false},
+		{"512MB", 512 << 20, true, false},
+		{"512m", 512e6, true, false},
+		{"1kb", 1024, true, false},
+		{"1k", 1000, true, false},
+		{"1gb", 1 << 30, true, false},
+		{"1g", 1e9, true, false},
+		{"7b", 7, true, false},
+		{"", 0, true, false}, // strtoull("") is 0
+		{"-1", 0, false, false},
+		{"+1", 0, false, false},
+		{" 1", 0, false, false},
+		{"1 ", 0, false, false},
+		{"1.5gb", 0, false, false},
+		{"64MiB", 0, false, false},
+		{"9223372036854775807", math.MaxInt64, true, false},
+		{"9223372036854775808", 0, true, true},
+		{"99999999999999999999", 0, true, true},
+		{"8589934592gb", 0, true, true},
+	}
+	for _, tt := range tests {
+		n, ok, overflow := memtoull(tt.in)
+		if n != tt.n || ok != tt.ok || overflow != tt.overflow {
+			t.Errorf("memtoull(%q) = %d, %v, %v; want %d, %v, %v", tt.in, n, ok, overflow, tt.n, tt.ok, tt.overflow)
+		}
+	}
 }

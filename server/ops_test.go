@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"math"
 	"net"
 	"os"
 	"path/filepath"
@@ -285,4 +286,41 @@ func TestIdleTimeout(t *testing.T) {
 		t.Errorf("BLPOP blocked for longer than the timeout ended with %v, want its own timeout (nil reply)", err)
 	}
 	runScript(t, c, []step{{[]any{"CONFIG", "SET", "timeout", "0"}, "OK"}})
+}
+
+func TestPauseDeadline(t *testing.T) {
+	now := time.Now()
+	tests := []struct {
+		arg     string
+		want    time.Duration // from now
+		wantErr replyError
+	}{
+		{"0", 0, ""},
+		{"1500", 1500 * time.Millisecond, ""},
+		{"9000000000000000000", math.MaxInt64, ""}, // past time.Duration: 292 years, not wrapped
+		{"9223372036854", 9223372036854 * time.Millisecond, ""},
+		{"9223372036855", math.MaxInt64, ""},
+		{"9223372036854775807", 0, errPauseTimeoutRange}, // Redis 7.0 overflows its clock
+		{"-1", 0, errTimeoutNegative},
+		{"+5", 0, errPauseTimeoutNotInt},
+		{"05", 0, errPauseTimeoutNotInt},
+		{"1.5", 0, errPauseTimeoutNotInt},
+		{"9223372036854775808", 0, errPauseTimeoutNotInt},
+	}
+	for _, tt := range tests {
+		got, err := pauseDeadline([]byte(tt.arg), now)
+		if tt.wantErr != "" {
+			if err != tt.wantErr {
+				t.Errorf("pauseDeadline(%q) error = %v, want %v", tt.arg, err, tt.wantErr)
+			}
+			continue
+		}
+		want := now.Add(tt.want)
+		if tt.want == math.MaxInt64 {
+			want = now.Add(time.Duration(math.MaxInt64 / int64(time.Millisecond) * int64(time.Millisecond)))
+		}
+		if err != nil || !got.Equal(want) {
+			t.Errorf("pauseDeadline(%q) = %v, %v; want %v", tt.arg, got, err, want)
+		}
+	}
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/shaledb/shale/server/types"
 )
 
 // SLOWLOG GET, LEN, RESET and HELP, over the slow log observe fills: the
@@ -172,12 +174,12 @@ func cmdSlowlog(c *Ctx, args [][]byte) error {
 // SLOWLOG GET [count]: the newest count entries (10 by default, -1: all).
 func cmdSlowlogGet(c *Ctx, args [][]byte) error {
 	if len(args) > 3 {
-		return replyError("ERR unknown subcommand or wrong number of arguments for 'get'. Try SLOWLOG HELP.")
+		return errSubcommandSyntax(args)
 	}
 	n := int64(10)
 	if len(args) == 3 {
-		v, err := strconv.ParseInt(string(args[2]), 10, 64)
-		if err != nil || v < -1 {
+		v, ok := types.ParseInt(args[2])
+		if !ok || v < -1 {
 			return replyError("ERR count should be greater than or equal to -1")
 		}
 		n = v

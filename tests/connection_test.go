@@ -15,6 +15,8 @@ const (
 	errWrongPass = "WRONGPASS invalid username-password pair or user is disabled."
 	errNoPass    = "ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?"
 	errNoProto   = "NOPROTO unsupported protocol version"
+	errIntRange  = "ERR value is out of range, value must between -2147483648 and 2147483647"
+	errBadName   = "ERR Client names cannot contain spaces, newlines or special characters."
 )
 
 func TestConnectionBasics(t *testing.T) {
@@ -41,6 +43,17 @@ func TestConnectionBasics(t *testing.T) {
 			{cmd("SELECT", 0), ok},
 			{cmd("GET", "k"), "db0"},
 			{cmd("SELECT", 1), ok},
+			{cmd("GET", "k"), "db1"},
+
+			// SELECT reads its index as a C int: outside 32 bits is a range
+			// error, not "DB index is out of range"; the selected db stays.
+			{cmd("SELECT", "2147483648"), errText(errIntRange)},
+			{cmd("SELECT", "-2147483649"), errText(errIntRange)},
+			{cmd("SELECT", "4294967296"), errText(errIntRange)},
+			{cmd("SELECT", "9223372036854775807"), errText(errIntRange)},
+			{cmd("SELECT", "9223372036854775808"), errText("ERR value is not an integer or out of range")},
+			{cmd("SELECT", "2147483647"), errText("ERR DB index is out of range")},
+			{cmd("SELECT", "-1"), errText("ERR DB index is out of range")},
 			{cmd("GET", "k"), "db1"},
 		})
 		// Another connection starts in db 0.
@@ -131,6 +144,11 @@ func TestConnectionAuth(t *testing.T) {
 		conn2 := newConn(t, b.Addr)
 		run(t, conn2, []step{
 			{cmd("HELLO", 2, "AUTH", "default", "wrong"), errText(errWrongPass)},
+			{cmd("GET", "k"), errText(errNoAuth)},
+			// SETNAME's name is checked as HELLO reads it: before AUTH,
+			// which a bad name leaves untried.
+			{cmd("HELLO", 2, "SETNAME", "a b"), errText(errBadName)},
+			{cmd("HELLO", 2, "SETNAME", "a b", "AUTH", "default", "secret"), errText(errBadName)},
 			{cmd("GET", "k"), errText(errNoAuth)},
 			{cmd("HELLO", 2, "AUTH", "default", "secret"), hasHelloShape(2)},
 			{cmd("GET", "k"), "v"},

@@ -43,6 +43,13 @@ func TestClientKill(t *testing.T) {
 			{cmd("CLIENT", "KILL", "SKIPME", "maybe"), errText("ERR syntax error")},
 			{cmd("CLIENT", "KILL", "FOO", "bar"), errText("ERR syntax error")},
 			{cmd("CLIENT", "KILL", "ID", "1", "TYPE"), errText("ERR syntax error")},
+			// Options are read in order: a bad value before a dangling
+			// option is the value's error.
+			{cmd("CLIENT", "KILL", "ID", "abc", "FOO"), errText("ERR client-id should be greater than 0")},
+			{cmd("CLIENT", "KILL", "ID", "-9223372036854775808", "FOO"), errText("ERR client-id should be greater than 0")},
+			{cmd("CLIENT", "KILL", "TYPE", "foo", "FOO"), errText("ERR Unknown client type 'foo'")},
+			{cmd("CLIENT", "KILL", "USER", "bob", "FOO"), errText("ERR No such user 'bob'")},
+			{cmd("CLIENT", "KILL", "ADDR", "1.2.3.4:5", "FOO"), errText("ERR syntax error")},
 			{cmd("CLIENT", "KILL", "ID", "999999"), int64(0)},
 			{cmd("CLIENT", "KILL", "TYPE", "pubsub"), int64(0)},
 			{cmd("CLIENT", "KILL", "LADDR", "1.1.1.1:1"), int64(0)},
@@ -108,8 +115,24 @@ func TestClientPause(t *testing.T) {
 			{cmd("CLIENT", "PAUSE", "abc"), errText("ERR timeout is not an integer or out of range")},
 			{cmd("CLIENT", "PAUSE", "-1"), errText("ERR timeout is negative")},
 			{cmd("CLIENT", "PAUSE", "10", "foo"), errText("ERR CLIENT PAUSE mode must be WRITE or ALL")},
+			// The mode is read before the timeout.
+			{cmd("CLIENT", "PAUSE", "abc", "foo"), errText("ERR CLIENT PAUSE mode must be WRITE or ALL")},
+			{cmd("CLIENT", "PAUSE", "-1", "foo"), errText("ERR CLIENT PAUSE mode must be WRITE or ALL")},
+			// The timeout is an integer as Redis reads them: no '+' or
+			// leading zeros.
+			{cmd("CLIENT", "PAUSE", "+5", "WRITE"), errText("ERR timeout is not an integer or out of range")},
+			{cmd("CLIENT", "PAUSE", "05", "WRITE"), errText("ERR timeout is not an integer or out of range")},
+			{cmd("CLIENT", "PAUSE", "9223372036854775808", "WRITE"), errText("ERR timeout is not an integer or out of range")},
+			{cmd("CLIENT", "PAUSE", "-9223372036854775808", "WRITE"), errText("ERR timeout is negative")},
+			// CLIENT takes PAUSE with 3 or 4 arguments only.
+			{cmd("CLIENT", "PAUSE", "0", "WRITE", "x"), errText("ERR unknown subcommand or wrong number of arguments for 'PAUSE'. Try CLIENT HELP.")},
 			{cmd("CLIENT", "UNPAUSE"), ok},
 		})
+		if b.isShale() {
+			// Redis 7.0 adds the timeout to its clock unchecked; a sum that
+			// overflows ends the pause at once. Later Redis refuses it.
+			run(t, c, []step{{cmd("CLIENT", "PAUSE", "9223372036854775807", "WRITE"), errText("ERR timeout is out of range")}})
+		}
 		admin := newConn(t, b.Addr)
 		writer := dialRaw(t, b.Addr)
 		reader := dialRaw(t, b.Addr)
@@ -134,6 +157,20 @@ func TestClientPause(t *testing.T) {
 			t.Errorf("SET answered after %v: not paused", waited)
 		}
 
+		// A timeout past time.Duration's range pauses (for ever, in
+		// effect), rather than wrapping to no pause at all.
+		run(t, admin, []step{{cmd("CLIENT", "PAUSE", "9000000000000000000", "WRITE"), ok}})
+		start = time.Now()
+		writer.send("SET k v2\r\n")
+		time.Sleep(300 * time.Millisecond)
+		run(t, admin, []step{{cmd("CLIENT", "UNPAUSE"), ok}})
+		if got := writer.readLine(); got != "+OK\r\n" {
+			t.Errorf("SET after UNPAUSE = %q", got)
+		}
+		if waited := time.Since(start); waited < 250*time.Millisecond {
+			t.Errorf("SET answered after %v: a huge timeout did not pause", waited)
+		}
+
 		// ALL: every command waits until the pause ends by itself.
 		run(t, admin, []step{{cmd("CLIENT", "PAUSE", "400", "ALL"), ok}})
 		start = time.Now()
@@ -143,6 +180,93 @@ func TestClientPause(t *testing.T) {
 		}
 		if waited := time.Since(start); waited < 300*time.Millisecond {
 			t.Errorf("PING answered after %v during an ALL pause", waited)
+		}
+	})
+}
+
+// TestServerCommandArgs pins how SLOWLOG, SHUTDOWN, DEBUG SLEEP and CONFIG
+// SET read their numeric arguments and in which order they check them.
+func TestServerCommandArgs(t *testing.T) {
+	t.Parallel()
+	opts := backendOpts{RedisArgs: []string{"--enable-debug-command", "yes"}, Shale: shaleOpts{Config: debugConfig}}
+	forEachBackendOpts(t, opts, func(t *testing.T, c *redis.Client, b backend) {
+		const countErr = "ERR count should be greater than or equal to -1"
+		failed := func(name, why string) errText {
+			return errText("ERR CONFIG SET failed (possibly related to argument '" + name + "') - " + why)
+		}
+		run(t, c, []step{
+			{cmd("SLOWLOG", "GET", "+1"), errText(countErr)},
+			{cmd("SLOWLOG", "GET", "01"), errText(countErr)},
+			{cmd("SLOWLOG", "GET", "1", "2"), errText("ERR unknown subcommand or wrong number of arguments for 'GET'. Try SLOWLOG HELP.")},
+
+			// ABORT goes with no other option, but may be repeated.
+			{cmd("SHUTDOWN", "ABORT", "ABORT"), errText("ERR No shutdown in progress.")},
+			{cmd("SHUTDOWN", "ABORT", "NOW"), errText("ERR syntax error")},
+
+			// DEBUG SLEEP: times that overflow Redis's conversion, and
+			// negative ones, do not sleep.
+			{cmd("DEBUG", "SLEEP", "inf"), ok},
+			{cmd("DEBUG", "SLEEP", "nan"), ok},
+			{cmd("DEBUG", "SLEEP", "1e308"), ok},
+			{cmd("DEBUG", "SLEEP", "9300000000000"), ok},
+			{cmd("DEBUG", "SLEEP", "-1"), ok},
+			{cmd("DEBUG", "SLEEP", "abc"), ok},
+
+			// CONFIG SET of the parameters that have Redis's names: Redis's
+			// integers, ranges and memory units, with its texts.
+			{cmd("CONFIG", "SET", "maxclients", "+5"), failed("maxclients", "argument couldn't be parsed into an integer")},
+			{cmd("CONFIG", "SET", "maxclients", "0"), failed("maxclients", "argument must be between 1 and 4294967295 inclusive")},
+			{cmd("CONFIG", "SET", "maxclients", "4294967296"), failed("maxclients", "argument must be between 1 and 4294967295 inclusive")},
+			{cmd("CONFIG", "SET", "maxclients", "9223372036854775807"), failed("maxclients", "argument must be between 1 and 4294967295 inclusive")},
+			{cmd("CONFIG", "SET", "timeout", "-1"), failed("timeout", "argument must be between 0 and 2147483647 inclusive")},
+			{cmd("CONFIG", "SET", "timeout", "2147483648"), failed("timeout", "argument must be between 0 and 2147483647 inclusive")},
+			{cmd("CONFIG", "SET", "timeout", "9223372036854775807"), failed("timeout", "argument must be between 0 and 2147483647 inclusive")},
+			{cmd("CONFIG", "SET", "tcp-keepalive", "2147483648"), failed("tcp-keepalive", "argument must be between 0 and 2147483647 inclusive")},
+			{cmd("CONFIG", "SET", "slowlog-log-slower-than", "-2"), failed("slowlog-log-slower-than", "argument must be between -1 and 9223372036854775807 inclusive")},
+			{cmd("CONFIG", "SET", "slowlog-max-len", "-1"), failed("slowlog-max-len", "argument must be between 0 and 9223372036854775807 inclusive")},
+			{cmd("CONFIG", "SET", "proto-max-bulk-len", "-1"), failed("proto-max-bulk-len", "argument must be a memory value")},
+			{cmd("CONFIG", "SET", "proto-max-bulk-len", "+5"), failed("proto-max-bulk-len", "argument must be a memory value")},
+			{cmd("CONFIG", "SET", "proto-max-bulk-len", "1.5gb"), failed("proto-max-bulk-len", "argument must be a memory value")},
+			{cmd("CONFIG", "SET", "proto-max-bulk-len", "1048575"), failed("proto-max-bulk-len", "argument must be between 1048576 and 9223372036854775807 inclusive")},
+			{cmd("CONFIG", "SET", "proto-max-bulk-len", "9223372036854775808"), failed("proto-max-bulk-len", "argument must be between 1048576 and 9223372036854775807 inclusive")},
+			{cmd("CONFIG", "SET", "proto-max-bulk-len", "99999999999gb"), failed("proto-max-bulk-len", "argument must be between 1048576 and 9223372036854775807 inclusive")},
+			{cmd("CONFIG", "SET", "client-query-buffer-limit", "-1"), failed("client-query-buffer-limit", "argument must be a memory value")},
+			{cmd("CONFIG", "SET", "client-query-buffer-limit", "1048575"), failed("client-query-buffer-limit", "argument must be between 1048576 and 9223372036854775807 inclusive")},
+			// mb is 1024*1024 and m 1000*1000, as in Redis.
+			{cmd("CONFIG", "SET", "proto-max-bulk-len", "512mb"), ok},
+			{cmd("CONFIG", "GET", "proto-max-bulk-len"), []any{"proto-max-bulk-len", "536870912"}},
+			{cmd("CONFIG", "SET", "client-query-buffer-limit", "2m"), ok},
+			{cmd("CONFIG", "GET", "client-query-buffer-limit"), []any{"client-query-buffer-limit", "2000000"}},
+			{cmd("CONFIG", "SET", "client-query-buffer-limit", "1gb"), ok},
+			{cmd("CONFIG", "GET", "client-query-buffer-limit"), []any{"client-query-buffer-limit", "1073741824"}},
+			{cmd("CONFIG", "SET", "loglevel", "loud"), failed("loglevel", "argument(s) must be one of the following: debug, verbose, notice, warning")},
+			{cmd("CONFIG", "SET", "maxclients", "4294967295"), ok},
+			{cmd("CONFIG", "SET", "maxclients", "10000"), ok},
+		})
+
+		// DEBUG SLEEP reads its time with strtod: a prefix, after blanks.
+		for _, arg := range []string{"0.3abc", " 0.3"} {
+			start := time.Now()
+			run(t, c, []step{{cmd("DEBUG", "SLEEP", arg), ok}})
+			if took := time.Since(start); took < 250*time.Millisecond {
+				t.Errorf("DEBUG SLEEP %q took %v, want 0.3s", arg, took)
+			}
+		}
+		if b.isShale() {
+			// Shale's own limit on a command's arguments: below 4, not even
+			// a CONFIG SET could raise it again.
+			run(t, c, []step{
+				{cmd("CONFIG", "SET", "server.proto_max_multibulk_len", "3"), failed("server.proto_max_multibulk_len", "argument must be between 4 and 9223372036854775807 inclusive")},
+				{cmd("CONFIG", "SET", "server.proto_max_multibulk_len", "4"), ok},
+				{cmd("CONFIG", "SET", "server.proto_max_multibulk_len", "2147483647"), ok},
+			})
+			// Past time.Duration's range the sleep is as long as Redis's
+			// (which would block its whole server): not wrapped to nothing.
+			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+			defer cancel()
+			if err := c.Do(ctx, "DEBUG", "SLEEP", "10000000000").Err(); err == nil {
+				t.Errorf("DEBUG SLEEP 10000000000 returned at once")
+			}
 		}
 	})
 }

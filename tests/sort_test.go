@@ -23,6 +23,24 @@ func TestSortList(t *testing.T) {
 			{cmd("SORT", "l", "LIMIT", "x", "1"), errText("ERR value is not an integer or out of range")},
 			{cmd("SORT", "l", "LIMIT", "1"), errText("ERR syntax error")},
 			{cmd("SORT", "l", "BOGUS"), errText("ERR syntax error")},
+			// LIMIT's offset and count are bounded by the length first, so
+			// that offset+count cannot overflow: a huge count is "to the end".
+			{cmd("SORT", "l", "LIMIT", "2", "9223372036854775807"), []any{"2", "3", "10"}},
+			{cmd("SORT", "l", "LIMIT", "4", "9223372036854775807", "DESC"), []any{"1"}},
+			{cmd("SORT", "l", "LIMIT", "9223372036854775807", "9223372036854775807"), emptyArr},
+			{cmd("SORT", "l", "LIMIT", "-9223372036854775808", "-9223372036854775808"), []any{"1", "1.5", "2", "3", "10"}},
+			{cmd("SORT", "l", "LIMIT", "2", "-9223372036854775808"), []any{"2", "3", "10"}},
+			{cmd("SORT", "l", "LIMIT", "2", "9223372036854775807", "STORE", "lim"), 3},
+			{cmd("LRANGE", "lim", "0", "-1"), []any{"2", "3", "10"}},
+			{cmd("SORT", "l", "BY", "nosort", "LIMIT", "3", "9223372036854775807"), []any{"10", "1.5"}},
+			{cmd("SORT", "l", "BY", "nosort", "LIMIT", "3", "9223372036854775807", "DESC"), []any{"1", "3"}},
+			{cmd("SORT", "l", "LIMIT", "9223372036854775808", "1"), errText("ERR value is not an integer or out of range")},
+			// Options are read before the key: a bad one on a key of another
+			// type or a missing key is still the option's error.
+			{cmd("SET", "str", "x"), ok},
+			{cmd("SORT", "str", "LIMIT", "x", "1"), errText("ERR value is not an integer or out of range")},
+			{cmd("SORT", "str", "BOGUS"), errText("ERR syntax error")},
+			{cmd("SORT", "nokey", "LIMIT", "1", "x"), errText("ERR value is not an integer or out of range")},
 
 			// BY nosort keeps list order; DESC and LIMIT still apply.
 			{cmd("SORT", "l", "BY", "nosort"), []any{"3", "1", "2", "10", "1.5"}},
@@ -100,6 +118,9 @@ func TestSortSetAndZSet(t *testing.T) {
 			{cmd("SORT", "z", "BY", "nosort", "DESC"), []any{"a", "c", "b"}},
 			{cmd("SORT", "z", "BY", "nosort", "LIMIT", "1", "5"), []any{"c", "a"}},
 			{cmd("SORT", "z", "BY", "nosort", "DESC", "LIMIT", "1", "1"), []any{"c"}},
+			{cmd("SORT", "z", "BY", "nosort", "LIMIT", "2", "9223372036854775807"), []any{"a"}},
+			{cmd("SORT", "z", "BY", "nosort", "DESC", "LIMIT", "2", "9223372036854775807"), []any{"b"}},
+			{cmd("SORT", "s", "LIMIT", "3", "9223372036854775807"), []any{"9", "10"}},
 			{cmd("SORT", "z"), errText("ERR One or more scores can't be converted into double")},
 			{cmd("MSET", "wa", "1", "wb", "3", "wc", "2"), ok},
 			{cmd("SORT", "z", "BY", "w*", "GET", "#", "GET", "w*"), []any{"a", "1", "c", "2", "b", "3"}},

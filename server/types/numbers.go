@@ -139,3 +139,11 @@ func FormatLongDouble(f *big.Float) []byte {
 	}
 	return []byte(s)
 }
+
+// Strtod is C's strtod(b, NULL), as DEBUG SLEEP reads its time: the value
+// of b's longest numeric prefix after leading spaces ("0.5s" is 0.5), and 0
+// when there is none.
+func Strtod(b []byte) float64 {
+	f, _, _ := strtod(string(b))
+	return f
+}

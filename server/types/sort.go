@@ -116,12 +116,14 @@ func (d *DB) Sort(key []byte, o SortOptions) ([][]byte, int64, error) {
 }
 
 // sortLimits turns LIMIT offset count into the inclusive range [start, end]
-// of a vector of n elements, as Redis does (end < start means empty).
+// of a vector of n elements, as Redis does (end < start means empty). Like
+// Redis, it bounds offset and count by n first, so that start+count cannot
+// overflow (LIMIT 2 9223372036854775807 is "from 2 to the end").
 func sortLimits(offset, count, n int64) (start, end int64) {
-	start = max(offset, 0)
+	start = min(max(offset, 0), n)
 	end = n - 1
 	if count >= 0 {
-		end = start + count - 1
+		end = start + min(count, n) - 1
 	}
 	if start >= n {
 		start, end = n-1, n-2

@@ -17,6 +17,9 @@ func TestSortLimits(t *testing.T) {
 		{5, 1, 5, 4, 3}, // past the end: empty
 		{0, 0, 5, 0, -1},
 		{0, -1, 0, -1, -2},
+		{2, math.MaxInt64, 5, 2, 4}, // start+count would overflow
+		{math.MaxInt64, math.MaxInt64, 5, 4, 3},
+		{math.MinInt64, math.MinInt64, 5, 0, 4},
 	}
 	for _, tt := range tests {
 		start, end := sortLimits(tt.offset, tt.count, tt.n)
