@@ -35,7 +35,7 @@ func New(st *store.Store, log zerolog.Logger) *Engine {
 	e := &Engine{st: st, log: log.With().Str("component", "types").Logger(), now: nowMs, cursors: newCursorTable()}
 	e.dbs = make([]*DB, st.Databases())
 	for i := range e.dbs {
-		e.dbs[i] = &DB{e: e, st: st, n: i, idx: uint16(i)}
+		e.dbs[i] = &DB{e: e, st: st, rd: st, n: i, idx: uint16(i)}
 	}
 	e.expiry = newActiveExpiry(e)
 	e.maxString.Store(DefaultMaxStringBytes)
@@ -64,14 +64,46 @@ func (e *Engine) DB(n int) (*DB, error) {
 
 // DB is one logical database (SELECT index).
 type DB struct {
-	e   *Engine
-	st  *store.Store
+	e  *Engine
+	st *store.Store
+	// rd is what the database reads: st, or a snapshot of it in a view
+	// that atSnapshot made.
+	rd  store.Reader
 	n   int
 	idx uint16
 	// grp, when set, is the pipeline group this view of the database runs
 	// in: the caller took the command's key locks through it, and writes
 	// go to its batch (InGroup).
 	grp *store.Group
+	// snapshot is set in a view that reads a snapshot: it takes no locks
+	// and must not write.
+	snapshot bool
+}
+
+// walkLockedUpTo is the most records a read walks while it holds its
+// keys' locks; a longer walk reads a snapshot instead (walkView).
+const walkLockedUpTo = 512
+
+// walkView returns the view of d that a read-only command walks records
+// through once it has loaded its keys' metadata under their locks, and the
+// function to call when done. A walk of up to walkLockedUpTo records reads
+// d itself, the locks held. A longer one (HGETALL, SMEMBERS or LRANGE of a
+// big key, SINTER, SORT) reads a snapshot taken while the locks are still
+// held, so that it agrees with the metadata loaded, and lets the locks go:
+// each command's writes land in one batch, so the snapshot is consistent
+// on its own, and the walk, however long, holds up no writer of those
+// keys, of the keys sharing their lock stripes, or FLUSHALL. unlock is the
+// caller's deferred Unlock, replaced by a no-op once called.
+func (d *DB) walkView(records uint64, unlock *store.Unlock) (*DB, func()) {
+	if records <= walkLockedUpTo || d.grp != nil || d.snapshot {
+		return d, noUnlock
+	}
+	sn := d.st.Snapshot()
+	(*unlock)()
+	*unlock = noUnlock
+	v := *d
+	v.rd, v.snapshot = sn, true
+	return &v, sn.Release
 }
 
 // InGroup returns a view of d whose commands run in group g: the caller has
@@ -89,6 +121,9 @@ func (d *DB) InGroup(g *store.Group) *DB {
 func (d *DB) Index() int { return d.n }
 
 func (d *DB) lock(keys ...[]byte) store.Unlock {
+	if d.snapshot {
+		return noUnlock
+	}
 	lk := make([]store.LockKey, len(keys))
 	for i, k := range keys {
 		lk[i] = store.LockKey{DB: d.n, Key: k}
@@ -157,7 +192,7 @@ func (d *DB) fill(ks *keyState, key []byte, t metadata.Type, now int64) error {
 		now = d.e.now()
 	}
 	*ks = keyState{db: d, key: key, mkey: metadata.AppendMetaKey(nil, d.idx, key)}
-	raw, ok, err := d.st.Get(store.CFMeta, ks.mkey)
+	raw, ok, err := d.rd.Get(store.CFMeta, ks.mkey)
 	if err != nil || !ok {
 		return err
 	}
@@ -266,6 +301,9 @@ func (ks *keyState) save(b *store.Batch) {
 // write runs fn with a fresh batch and writes the batch if fn succeeds. In
 // a group, fn writes to the group's batch instead, undone if fn fails.
 func (d *DB) write(fn func(b *store.Batch) error) error {
+	if d.snapshot {
+		panic("types: a write through a snapshot view") // a bug: the view holds no lock
+	}
 	if d.grp != nil {
 		return d.grp.Add(fn)
 	}
@@ -287,7 +325,7 @@ func (ks *keyState) skey(sub []byte) []byte {
 func (d *DB) iterSub(uid uint64, fn func(sub, val []byte) bool) error {
 	lower := subkey.AppendPrefix(nil, uid)
 	upper := subkey.AppendUpperBound(nil, uid)
-	return d.st.Iterate(store.CFSubkey, lower, upper, false, func(k, v []byte) bool {
+	return d.rd.Iterate(store.CFSubkey, lower, upper, false, func(k, v []byte) bool {
 		return fn(k[8:], v)
 	})
 }

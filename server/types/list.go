@@ -42,7 +42,7 @@ func (d *DB) listRange(ks *keyState, from, to uint64, reverse bool) ([][]byte, e
 		return nil, nil
 	}
 	if to-from == 1 {
-		v, ok, err := d.st.Get(store.CFSubkey, ks.lkey(from))
+		v, ok, err := d.rd.Get(store.CFSubkey, ks.lkey(from))
 		if err != nil {
 			return nil, err
 		}
@@ -52,7 +52,7 @@ func (d *DB) listRange(ks *keyState, from, to uint64, reverse bool) ([][]byte, e
 		return [][]byte{v}, nil
 	}
 	out := make([][]byte, 0, min(to-from, 1<<16))
-	err := d.st.Iterate(store.CFSubkey, ks.lkey(from), ks.lkey(to), reverse, func(_, v []byte) bool {
+	err := d.rd.Iterate(store.CFSubkey, ks.lkey(from), ks.lkey(to), reverse, func(_, v []byte) bool {
 		out = append(out, append([]byte{}, v...))
 		return true
 	})
@@ -275,7 +275,7 @@ func (d *DB) LIndex(key []byte, index int64) ([]byte, bool, error) {
 	if !ok {
 		return nil, false, nil
 	}
-	v, found, err := d.st.Get(store.CFSubkey, ks.lkey(pos))
+	v, found, err := d.rd.Get(store.CFSubkey, ks.lkey(pos))
 	if err == nil && !found {
 		err = fmt.Errorf("list %q: element %d missing: %w", key, pos, metadata.ErrCorrupt)
 	}
@@ -338,12 +338,14 @@ func listSpan(start, stop int64, size uint64) (from, to uint64) {
 // LRange is LRANGE: the elements from start to stop, both inclusive.
 func (d *DB) LRange(key []byte, start, stop int64) ([][]byte, error) {
 	unlock := d.lock(key)
-	defer unlock()
+	defer func() { unlock() }()
 	ks, err := d.loadList(key)
 	if err != nil || !ks.live {
 		return nil, err
 	}
 	from, to := listSpan(start, stop, ks.m.Size)
+	d, done := d.walkView(to-from, &unlock)
+	defer done()
 	return d.listRange(ks, from, to, false)
 }
 
@@ -387,7 +389,7 @@ func (d *DB) LTrim(key []byte, start, stop int64) error {
 // scan's start. Positions are always counted from the head.
 func (d *DB) LPos(key, elem []byte, rank, count, maxlen int64) ([]int64, error) {
 	unlock := d.lock(key)
-	defer unlock()
+	defer func() { unlock() }()
 	ks, err := d.loadList(key)
 	if err != nil || !ks.live {
 		return nil, err
@@ -416,7 +418,9 @@ func (d *DB) LPos(key, elem []byte, rank, count, maxlen int64) ([]int64, error) 
 	if reverse {
 		pos = int64(to) - 1
 	}
-	err = d.st.Iterate(store.CFSubkey, ks.lkey(from), ks.lkey(to), reverse, func(_, v []byte) bool {
+	d, done := d.walkView(to-from, &unlock)
+	defer done()
+	err = d.rd.Iterate(store.CFSubkey, ks.lkey(from), ks.lkey(to), reverse, func(_, v []byte) bool {
 		if bytes.Equal(v, elem) {
 			if skip > 0 {
 				skip--
@@ -452,7 +456,7 @@ func (d *DB) LInsert(key []byte, before bool, pivot, val []byte) (int64, error) 
 	// side, which moves when it is the shorter one.
 	var head [][]byte
 	found := false
-	err = d.st.Iterate(store.CFSubkey, ks.lkey(0), ks.lkey(ks.m.Size), false, func(_, v []byte) bool {
+	err = d.rd.Iterate(store.CFSubkey, ks.lkey(0), ks.lkey(ks.m.Size), false, func(_, v []byte) bool {
 		if bytes.Equal(v, pivot) {
 			found = true
 			if !before {
@@ -518,7 +522,7 @@ func (d *DB) LRem(key []byte, count int64, val []byte) (int64, error) {
 	if reverse {
 		pos = ks.m.Size - 1
 	}
-	err = d.st.Iterate(store.CFSubkey, ks.lkey(0), ks.lkey(ks.m.Size), reverse, func(_, v []byte) bool {
+	err = d.rd.Iterate(store.CFSubkey, ks.lkey(0), ks.lkey(ks.m.Size), reverse, func(_, v []byte) bool {
 		if bytes.Equal(v, val) {
 			hits = append(hits, pos)
 			if limit > 0 && uint64(len(hits)) == limit {

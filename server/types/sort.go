@@ -39,7 +39,7 @@ func (d *DB) Sort(key []byte, o SortOptions) ([][]byte, int64, error) {
 		keys = append(keys, o.StoreKey)
 	}
 	unlock := d.lock(keys...)
-	defer unlock()
+	defer func() { unlock() }()
 	now := d.e.now()
 	ks, err := d.load(key, now)
 	if err != nil {
@@ -64,11 +64,29 @@ func (d *DB) Sort(key []byte, o SortOptions) ([][]byte, int64, error) {
 		size = int64(ks.m.Size)
 	}
 	start, end := sortLimits(o.Offset, o.Count, size)
+	if o.StoreKey == nil {
+		// Each element may cost a BY and a GET lookup per pattern too.
+		d, done := d.walkView(uint64(size)*uint64(2+len(o.Gets)), &unlock)
+		defer done()
+		out, err := d.sortReply(ks, typ, o, dontSort, alpha, by, start, end, now)
+		return out, 0, err
+	}
+	out, err := d.sortReply(ks, typ, o, dontSort, alpha, by, start, end, now)
+	if err != nil {
+		return nil, 0, err
+	}
+	return nil, int64(len(out)), d.storeList(o.StoreKey, out, now)
+}
+
+// sortReply sorts the live or missing key of ks of type typ as o says and
+// returns what SORT replies, or stores.
+func (d *DB) sortReply(ks *keyState, typ metadata.Type, o SortOptions, dontSort, alpha bool, by []byte, start, end, now int64) ([][]byte, error) {
+	var err error
 
 	var elems []sortElem
 	if ks.live {
 		if elems, err = d.sortLoad(ks, dontSort, o.Desc, start, end); err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 	}
 	if dontSort && (typ == metadata.TypeList || typ == metadata.TypeZSet) {
@@ -78,7 +96,7 @@ func (d *DB) Sort(key []byte, o SortOptions) ([][]byte, int64, error) {
 	}
 	if !dontSort {
 		if err := d.sortScores(elems, by, alpha, now); err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 		slices.SortStableFunc(elems, func(a, b sortElem) int {
 			c := compareSortElems(a, b, alpha, by != nil)
@@ -98,7 +116,7 @@ func (d *DB) Sort(key []byte, o SortOptions) ([][]byte, int64, error) {
 		for _, g := range o.Gets {
 			v, ok, err := d.lookupByPattern(g, elems[j].val, now)
 			if err != nil {
-				return nil, 0, err
+				return nil, err
 			}
 			if !ok {
 				v = nil
@@ -109,10 +127,7 @@ func (d *DB) Sort(key []byte, o SortOptions) ([][]byte, int64, error) {
 			out = append(out, v)
 		}
 	}
-	if o.StoreKey == nil {
-		return out, 0, nil
-	}
-	return nil, int64(len(out)), d.storeList(o.StoreKey, out, now)
+	return out, nil
 }
 
 // sortLimits turns LIMIT offset count into the inclusive range [start, end]
@@ -155,7 +170,7 @@ func (d *DB) sortLoad(ks *keyState, dontSort, desc bool, start, end int64) ([]so
 			lower = subkey.AppendListKey(nil, uid, ks.m.Head+uint64(first))
 			upper = subkey.AppendListKey(nil, uid, ks.m.Head+uint64(last)+1)
 		}
-		err := d.st.Iterate(store.CFSubkey, lower, upper, reverse, func(_, v []byte) bool { add(v); return true })
+		err := d.rd.Iterate(store.CFSubkey, lower, upper, reverse, func(_, v []byte) bool { add(v); return true })
 		return elems, err
 	case metadata.TypeSet:
 		err := d.iterSub(uid, func(member, _ []byte) bool { add(member); return true })
@@ -170,7 +185,7 @@ func (d *DB) sortLoad(ks *keyState, dontSort, desc bool, start, end int64) ([]so
 			skip, want = start, end-start+1
 		}
 		var ierr error
-		err := d.st.Iterate(store.CFScore, lower, upper, dontSort && desc, func(k, _ []byte) bool {
+		err := d.rd.Iterate(store.CFScore, lower, upper, dontSort && desc, func(k, _ []byte) bool {
 			if skip > 0 {
 				skip--
 				return true
@@ -296,7 +311,7 @@ func (d *DB) lookupByPattern(pattern, elem []byte, now int64) ([]byte, bool, err
 	if ks.m.Type != metadata.TypeHash {
 		return nil, false, nil
 	}
-	return d.st.Get(store.CFSubkey, ks.skey(field))
+	return d.rd.Get(store.CFSubkey, ks.skey(field))
 }
 
 // storeList replaces key with a list of items (SORT ... STORE), or deletes
