@@ -287,7 +287,7 @@ type Compaction struct {
 	// queues its uid for a targeted compaction. Default 10000; at least 1.
 	ReclaimMinElements int64 `toml:"reclaim_min_elements"`
 	// ReclaimMaxPerSecond caps targeted range compactions per second (a token
-	// bucket). Default 4; more than 0.
+	// bucket). Default 4; at least one a day (minReclaimPerSecond).
 	ReclaimMaxPerSecond float64 `toml:"reclaim_max_per_second"`
 	// ReclaimQueueLength is the capacity of the reclaim queue, in uids; when
 	// it is full, further uids are left to normal compaction (and logged).

@@ -128,8 +128,10 @@ func (c *Config) Validate() error {
 	if m.ReclaimMinElements < 1 {
 		v.add("compaction.reclaim_min_elements", fmt.Sprintf("%d is below the minimum 1", m.ReclaimMinElements))
 	}
-	if !(m.ReclaimMaxPerSecond > 0) || math.IsInf(m.ReclaimMaxPerSecond, 1) {
-		v.add("compaction.reclaim_max_per_second", fmt.Sprintf("%v must be a finite number above 0", m.ReclaimMaxPerSecond))
+	// At least one a day: the reclaimer waits 1/rate seconds between two
+	// compactions, and a smaller rate's wait overflows a time.Duration.
+	if !(m.ReclaimMaxPerSecond >= minReclaimPerSecond) || math.IsInf(m.ReclaimMaxPerSecond, 1) {
+		v.add("compaction.reclaim_max_per_second", fmt.Sprintf("%v must be a finite number of at least 1/86400 (one a day)", m.ReclaimMaxPerSecond))
 	}
 	v.intMin("compaction.reclaim_queue_length", m.ReclaimQueueLength, 1)
 	v.nonNegativeDuration("compaction.reclaim_delay", m.ReclaimDelay)
@@ -161,6 +163,10 @@ var (
 
 // maxLevels is the number of levels RocksDB uses by default (L0..L6).
 const maxLevels = 7
+
+// minReclaimPerSecond is the smallest compaction.reclaim_max_per_second:
+// one a day.
+const minReclaimPerSecond = 1.0 / 86400
 
 // validator collects validation errors, each prefixed with its key.
 type validator struct{ errs []error }

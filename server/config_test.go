@@ -87,7 +87,7 @@ func TestConfigGetSet(t *testing.T) {
 		{[]any{"CONFIG", "SET", "rocksdb.score.min_write_buffer_number_to_merge", "2"}, immutable("rocksdb.score.min_write_buffer_number_to_merge")},
 		{[]any{"CONFIG", "SET", "rocksdb.write_buffer_bytes", "lots"}, failed("rocksdb.write_buffer_bytes", `invalid byte size "lots"`)},
 		{[]any{"CONFIG", "SET", "rocksdb.compression", "lz4 gzip"}, failed("rocksdb.compression", `rocksdb.compression[1]: "gzip" is not one of`)},
-		{[]any{"CONFIG", "SET", "compaction.reclaim_max_per_second", "0"}, failed("compaction.reclaim_max_per_second", "compaction.reclaim_max_per_second: 0 must be a finite number above 0")},
+		{[]any{"CONFIG", "SET", "compaction.reclaim_max_per_second", "0"}, failed("compaction.reclaim_max_per_second", "compaction.reclaim_max_per_second: 0 must be a finite number of at least 1/86400 (one a day)")},
 		{[]any{"CONFIG", "SET", "loglevel", "loud"}, failed("loglevel", "argument(s) must be one of the following: debug, verbose, notice, warning")},
 		{[]any{"CONFIG", "SET", "appendonly", "yes"}, failed("appendonly", "only 'no' is supported")},
 		{[]any{"CONFIG", "SET", "save", "3600 1"}, failed("save", `only "" is supported`)},
