@@ -62,10 +62,10 @@ func (s *Server) recoverCommand(c *Client, conn redcon.Conn, args [][]byte, r an
 // panicText is what the log may say of a panic value: a runtime error's
 // text, or, in the invariants build (tests), anything; otherwise its type.
 func panicText(r any) string {
-	if err, ok := r.(runtime.Error); ok || types.Invariants {
-		if ok {
-			return err.Error()
-		}
+	if err, ok := r.(runtime.Error); ok {
+		return err.Error()
+	}
+	if types.Invariants {
 		return fmt.Sprint(r)
 	}
 	return fmt.Sprintf("%T (value withheld: it may hold client data)", r)
