@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"strings"
 
 	"github.com/shaledb/shale/server/types"
@@ -39,6 +40,17 @@ func cmdType(c *Ctx, args [][]byte) error {
 // errExpireFlags is Redis's reply for contradictory EXPIRE flags.
 const errExpireFlags replyError = "ERR NX and XX, GT or LT options at the same time are not compatible"
 
+// errUnsupportedOption is EXPIRE's reply for an unknown flag. Redis quotes
+// the flag whole, however long, through a C "%s": the text stops at a NUL
+// byte, and trailing CRs and LFs are trimmed with the line's end (the
+// dispatcher turns the others into spaces).
+func errUnsupportedOption(opt []byte) replyError {
+	if i := bytes.IndexByte(opt, 0); i >= 0 {
+		opt = opt[:i]
+	}
+	return replyError("ERR Unsupported option " + strings.TrimRight(string(opt), "\r\n"))
+}
+
 // expireCommand is EXPIRE, PEXPIRE, EXPIREAT and PEXPIREAT:
 // key time [NX|XX|GT|LT].
 func expireCommand(c *Ctx, args [][]byte, unit int64, absolute bool, name string) error {
@@ -54,7 +66,7 @@ func expireCommand(c *Ctx, args [][]byte, unit int64, absolute bool, name string
 		case is(a, "LT"):
 			cond |= types.ExpireLT
 		default:
-			return replyError("ERR Unsupported option " + sanitize(truncate(string(a), 128)))
+			return errUnsupportedOption(a)
 		}
 	}
 	if cond&types.ExpireNX != 0 && cond != types.ExpireNX {
@@ -95,14 +107,21 @@ func ttlCommand(c *Ctx, key []byte, ms, absolute bool) error {
 	case at < 0:
 	case absolute && ms:
 	case absolute:
-		v = (at + 500) / 1000
+		v = msToSeconds(at)
 	case ms:
 		v = at - now
 	default:
-		v = (at - now + 500) / 1000
+		v = msToSeconds(at - now)
 	}
 	c.Conn.WriteInt64(v)
 	return nil
+}
+
+// msToSeconds rounds non-negative ms to the nearest second, as Redis's
+// (ms+500)/1000, without overflowing when ms is near math.MaxInt64 (PEXPIREAT
+// k 9223372036854775807; EXPIRETIME is 9223372036854776).
+func msToSeconds(ms int64) int64 {
+	return ms/1000 + (ms%1000+500)/1000
 }
 
 func cmdTTL(c *Ctx, args [][]byte) error         { return ttlCommand(c, args[1], false, false) }
@@ -143,13 +162,15 @@ func cmdRenameNX(c *Ctx, args [][]byte) error {
 	return nil
 }
 
-// dbArg parses a database index argument.
+// dbArg parses a database index argument. Redis reads it as a C int, so
+// an index beyond 32 bits gets errIntRange before the range of databases
+// is checked.
 func dbArg(c *Ctx, arg []byte) (*types.DB, error) {
-	n, err := parseInt(arg)
+	n, err := parseCInt(arg)
 	if err != nil {
 		return nil, err
 	}
-	db, err := c.Srv.eng.DB(int(min(max(n, -1), 1<<31)))
+	db, err := c.Srv.eng.DB(n)
 	if err != nil {
 		return nil, errOutOfRangeDB
 	}
@@ -237,39 +258,99 @@ func cmdRandomKey(c *Ctx, _ [][]byte) error {
 	return nil
 }
 
-// OBJECT ENCODING key | OBJECT HELP
+// objectSubcommands are OBJECT's. IDLETIME is missing: Shale keeps no
+// access clock, and a made-up idle time would mislead eviction tooling.
+var objectSubcommands = []Subcommand{
+	{"encoding", 3, ReadOnly, cmdObjectEncoding},
+	{"freq", 3, ReadOnly, cmdObjectFreq},
+	{"refcount", 3, ReadOnly, cmdObjectRefCount},
+	{"help", 2, 0, cmdObjectHelp},
+}
+
+// objectDocs are the docs of OBJECT's subcommands, in Redis's words.
+var objectDocs = map[string]cmdDoc{
+	"object|encoding": {"Inspect the internal encoding of a Redis object", "2.2.3", "generic", "key"},
+	"object|freq":     {"Get the logarithmic access frequency counter of a Redis object", "4.0.0", "generic", "key"},
+	"object|refcount": {"Get the number of references to the value of the key", "2.2.3", "generic", "key"},
+	"object|help":     {"Show helpful text about the different subcommands", "6.2.0", "generic", ""},
+}
+
+// OBJECT subcommand [arg ...]
 func cmdObject(c *Ctx, args [][]byte) error {
-	sub := strings.ToLower(string(args[1]))
-	switch {
-	case sub == "encoding" && len(args) == 3:
-		enc, ok, err := c.DB.ObjectEncoding(args[2])
+	return runSubcommand(c, args, "object", objectSubcommands)
+}
+
+// OBJECT ENCODING key
+func cmdObjectEncoding(c *Ctx, args [][]byte) error {
+	enc, ok, err := c.DB.ObjectEncoding(args[2])
+	if err != nil {
+		return err
+	}
+	c.writeBulkOrNull([]byte(enc), ok)
+	return nil
+}
+
+// errNoLFU is OBJECT FREQ's reply on a key when no LFU maxmemory policy is
+// selected, which in Shale is always.
+const errNoLFU replyError = "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust."
+
+// OBJECT FREQ key: nil for a missing key, as in Redis, which looks the key
+// up before it checks the policy.
+func cmdObjectFreq(c *Ctx, args [][]byte) error {
+	n, err := c.DB.Exists(args[2:3])
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		c.Conn.WriteNull()
+		return nil
+	}
+	return errNoLFU
+}
+
+// sharedRefCount is the REFCOUNT Redis reports for its shared objects: the
+// integers 0 to 9999 that SET stores without maxmemory (OBJ_SHARED_REFCOUNT).
+const sharedRefCount = 1<<31 - 1
+
+// OBJECT REFCOUNT key: Shale shares no values, but it reports what Redis
+// would for the same value, as OBJECT ENCODING does.
+func cmdObjectRefCount(c *Ctx, args [][]byte) error {
+	enc, ok, err := c.DB.ObjectEncoding(args[2])
+	if err != nil {
+		return err
+	}
+	if !ok {
+		c.Conn.WriteNull()
+		return nil
+	}
+	n := int64(1)
+	if enc == "int" {
+		v, _, err := c.DB.Get(args[2])
 		if err != nil {
 			return err
 		}
-		if !ok {
-			c.Conn.WriteNull()
-			return nil
+		if i, _ := types.ParseInt(v); i >= 0 && i < 10000 {
+			n = sharedRefCount
 		}
-		c.Conn.WriteBulkString(enc)
-		return nil
-	case sub == "encoding":
-		return errWrongArity("object|encoding")
-	case sub == "help":
-		lines := []string{
-			"OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-			"ENCODING <key>",
-			"    Return the kind of internal representation used in order to store the value",
-			"    associated with a <key>.",
-			"HELP",
-			"    Print this help.",
-		}
-		c.Conn.WriteArray(len(lines))
-		for _, l := range lines {
-			c.Conn.WriteString(l)
-		}
-		return nil
 	}
-	return errUnknownSubcommand(string(args[1]), "object")
+	c.Conn.WriteInt64(n)
+	return nil
+}
+
+// OBJECT HELP
+func cmdObjectHelp(c *Ctx, _ [][]byte) error {
+	writeHelp(c, "object", []string{
+		"ENCODING <key>",
+		"    Return the kind of internal representation used in order to store the value",
+		"    associated with a <key>.",
+		"FREQ <key>",
+		"    Return the access frequency index of the <key>. The returned integer is",
+		"    proportional to the logarithm of the recent access frequency of the key.",
+		"REFCOUNT <key>",
+		"    Return the number of references of the value associated with the specified",
+		"    <key>.",
+	})
+	return nil
 }
 
 var keyspaceCommands = []Command{
@@ -294,5 +375,5 @@ var keyspaceCommands = []Command{
 	cmd("keys", 2, ReadOnly, 0, 0, 0, cmdKeys),
 	cmd("scan", -2, ReadOnly, 0, 0, 0, cmdScan),
 	cmd("randomkey", 1, ReadOnly, 0, 0, 0, cmdRandomKey),
-	cmd("object", -2, ReadOnly, 2, 2, 1, cmdObject),
+	cmd("object", -2, ReadOnly, 2, 2, 1, cmdObject).withSubcommands(objectSubcommands),
 }

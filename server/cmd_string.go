@@ -172,7 +172,7 @@ func cmdGetEx(c *Ctx, args [][]byte) error {
 	if exp.given() {
 		at, err := exp.at(nowMs(), "getex")
 		if err != nil {
-			return err
+			return getExBadTime(c, args[1], err)
 		}
 		o.SetExpire, o.ExpireMs = true, at
 	}
@@ -182,6 +182,21 @@ func cmdGetEx(c *Ctx, args [][]byte) error {
 	}
 	c.writeBulkOrNull(v, ok)
 	return nil
+}
+
+// getExBadTime answers a GETEX whose time is unusable (timeErr) as Redis
+// does: it reads the key before the time, so a missing key answers nil and
+// a key of another type WRONGTYPE, whatever the time says.
+func getExBadTime(c *Ctx, key []byte, timeErr error) error {
+	_, ok, err := c.DB.Get(key)
+	switch {
+	case err != nil:
+		return err
+	case !ok:
+		c.Conn.WriteNull()
+		return nil
+	}
+	return timeErr
 }
 
 // APPEND key value
@@ -274,11 +289,7 @@ func cmdDecrBy(c *Ctx, args [][]byte) error {
 
 // INCRBYFLOAT key increment
 func cmdIncrByFloat(c *Ctx, args [][]byte) error {
-	incr, ok := types.ParseLongDouble(args[2])
-	if !ok {
-		return errNotFloat
-	}
-	v, err := c.DB.IncrByFloat(args[1], incr)
+	v, err := c.DB.IncrByFloat(args[1], args[2])
 	if err != nil {
 		return err
 	}

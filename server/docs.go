@@ -13,7 +13,7 @@ type cmdDoc struct {
 // by name ("client|setname" for a subcommand). TestCommandTable checks that
 // none is missing. Summaries follow Redis's. Each command family that keeps
 // its docs beside its handlers adds its map here.
-var docs = mergeDocs(foundationDocs, sortDocs, zsetDocs, setDocs, listDocs, opsDocs, observabilityDocs)
+var docs = mergeDocs(foundationDocs, sortDocs, zsetDocs, setDocs, listDocs, opsDocs, observabilityDocs, objectDocs)
 
 func mergeDocs(maps ...map[string]cmdDoc) map[string]cmdDoc {
 	all := make(map[string]cmdDoc)

@@ -1,6 +1,11 @@
 package server
 
-import "strings"
+import (
+	"math"
+	"strings"
+
+	"github.com/shaledb/shale/server/types"
+)
 
 // keyFinder returns the positions of the keys in a call of a movable-keys
 // command (args[0] is the command name), or nil when the arguments do not
@@ -33,25 +38,61 @@ func numKeysAt(i int) keyFinder {
 		if i >= len(args) {
 			return nil
 		}
-		n := atoi(args[i])
-		if n < 1 || n > len(args)-i-1 {
-			return nil
+		if n, ok := specNumKeys(args[i]); ok && n <= len(args)-i-1 {
+			return keyRange(i+1, n)
 		}
-		keys := make([]int, n)
-		for k := range keys {
-			keys[k] = i + 1 + k
-		}
-		return keys
+		return atoiNumKeys(args, i)
 	}
 }
 
-// destThenNumKeys finds "destination numkeys key [key ...]".
+// destThenNumKeys finds "destination numkeys key [key ...]". Redis's key
+// specs list the destination first; its fallback parser (see atoiNumKeys)
+// lists it last.
 func destThenNumKeys(args [][]byte) []int {
-	keys := numKeysAt(2)(args)
+	if len(args) < 3 {
+		return nil
+	}
+	if n, ok := specNumKeys(args[2]); ok && n <= len(args)-3 {
+		return append([]int{1}, keyRange(3, n)...)
+	}
+	keys := atoiNumKeys(args, 2)
 	if keys == nil {
 		return nil
 	}
-	return append([]int{1}, keys...)
+	return append(keys, 1)
+}
+
+// specNumKeys reads numkeys as Redis's key specs do: a strict integer, not
+// negative, then truncated to a C int (4294967298 is 2); ok is false when
+// the specs give up and Redis falls back to the command's own parser.
+func specNumKeys(b []byte) (n int, ok bool) {
+	v, ok := types.ParseInt(b)
+	if !ok || v < 0 {
+		return 0, false
+	}
+	n = int(int32(v))
+	return n, n >= 1
+}
+
+// atoiNumKeys is Redis's fallback parser (genericGetKeys): numkeys at index
+// i read with C's atoi, its keys right after it, no keys when it is out of
+// range.
+func atoiNumKeys(args [][]byte, i int) []int {
+	n := atoi(args[i])
+	if n < 1 || n > len(args)-i-1 {
+		return nil
+	}
+	return keyRange(i+1, n)
+}
+
+// keyRange returns the n positions from first on; n is already bounded by
+// the number of arguments.
+func keyRange(first, n int) []int {
+	keys := make([]int, n)
+	for k := range keys {
+		keys[k] = first + k
+	}
+	return keys
 }
 
 // sortKeys finds SORT's key and its STORE destination (the last STORE
@@ -79,8 +120,9 @@ func sortKeys(args [][]byte) []int {
 	return keys
 }
 
-// atoi is C's atoi, which Redis uses for numkeys here: leading spaces, a
-// sign, then digits up to the first non-digit; anything else is 0.
+// atoi is C's atoi as glibc has it, (int)strtol: leading spaces, a sign,
+// then digits up to the first non-digit (none is 0); beyond int64 it
+// saturates, and the result is truncated to 32 bits, so 4294967298 is 2.
 func atoi(b []byte) int {
 	i := 0
 	for i < len(b) && (b[i] == ' ' || (b[i] >= '\t' && b[i] <= '\r')) {
@@ -91,17 +133,25 @@ func atoi(b []byte) int {
 		neg = b[i] == '-'
 		i++
 	}
-	n := 0
+	var n uint64 // the magnitude, at most 1<<63
 	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
-		n = n*10 + int(b[i]-'0')
-		if n > 1<<31 {
-			break // far beyond any argument count
+		d := uint64(b[i] - '0')
+		if n > (1<<63-d)/10 {
+			n = 1 << 63 // saturated: later digits change nothing
+			break
 		}
+		n = n*10 + d
 	}
-	if neg {
-		return -n
+	var v int64
+	switch {
+	case neg:
+		v = int64(-n) // 1<<63 negates to math.MinInt64
+	case n > math.MaxInt64:
+		v = math.MaxInt64
+	default:
+		v = int64(n)
 	}
-	return n
+	return int(int32(v))
 }
 
 // keyPositions returns the positions of the keys in args for cmd: from its

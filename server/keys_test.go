@@ -25,7 +25,15 @@ func TestKeyPositions(t *testing.T) {
 		{"mset a 1 b 2", []int{1, 3}},
 		{"blpop a b 0", []int{1, 2}},
 		{"zunionstore d 2 a b weights 1 2", []int{1, 3, 4}},
-		{"zunionstore d 2x a b", []int{1, 3, 4}}, // atoi stops at the x
+		// Redis's key specs read numkeys strictly and list the
+		// destination first; when they fail, its fallback parser reads it
+		// with atoi (which stops at the x) and lists the destination last.
+		{"zunionstore d 2x a b", []int{3, 4, 1}},
+		{"zunionstore d 4294967298 a b", []int{1, 3, 4}}, // truncated to a C int: 2
+		{"zunionstore d 9223372036854775807 a b", nil},   // -1 as a C int
+		{"zunion 4294967297 a", []int{2}},
+		{"zunion 18446744073709551617 a", nil}, // strtol saturates: -1
+		{"blmpop 0 4294967297 a left", []int{3}},
 		{"zunionstore d 0 a", nil},
 		{"zunionstore d 2 a", nil},
 		{"lmpop 1 a left", []int{2}},

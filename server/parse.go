@@ -92,7 +92,7 @@ func scanOptions(args [][]byte, allowType bool) (o types.ScanOptions, err error)
 			o.Count = int(min(n, 1<<20))
 		case allowType && is(args[i], "TYPE") && i+1 < len(args):
 			i++
-			o.Type = strings.ToLower(string(args[i]))
+			o.Type, o.FilterType = strings.ToLower(string(args[i])), true
 		default:
 			return o, errSyntax
 		}

@@ -3,6 +3,7 @@ package tests
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -180,5 +181,34 @@ func TestExpireMany(t *testing.T) {
 		if keys := scanAll(t, c); len(keys) != 100 {
 			t.Fatalf("SCAN returns %d keys, want the 100 without TTL", len(keys))
 		}
+	})
+}
+
+// TestExpireExtremes: expiry times at the int64 limits. EXPIRETIME rounds
+// without overflowing, and EXPIRE's unknown flag is quoted whole.
+func TestExpireExtremes(t *testing.T) {
+	t.Parallel()
+	forEachBackend(t, func(t *testing.T, c *redis.Client, b backend) {
+		long := strings.Repeat("x", 300)
+		run(t, c, []step{
+			{cmd("SET", "k", "v"), ok},
+			{cmd("PEXPIREAT", "k", "9223372036854775807"), 1},
+			{cmd("PEXPIRETIME", "k"), int64(9223372036854775807)},
+			{cmd("EXPIRETIME", "k"), int64(9223372036854776)},
+			{cmd("TTL", "k"), atLeast(9223370000000000)},
+			{cmd("PEXPIREAT", "k", "9223372036854775308"), 1},
+			{cmd("EXPIRETIME", "k"), int64(9223372036854775)},
+			{cmd("EXPIREAT", "k", "9223372036854775"), 1},
+			{cmd("PEXPIRETIME", "k"), int64(9223372036854775000)},
+			{cmd("EXPIREAT", "k", "9223372036854776"), errText("ERR invalid expire time in 'expireat' command")},
+			{cmd("EXPIREAT", "k", "-9223372036854776"), errText("ERR invalid expire time in 'expireat' command")},
+			{cmd("PEXPIRE", "k", "9223372036854775807"), errText("ERR invalid expire time in 'pexpire' command")},
+			{cmd("SET", "k", "v", "PXAT", "9223372036854775807"), ok},
+			{cmd("EXPIRETIME", "k"), int64(9223372036854776)},
+			{cmd("EXPIRE", "k", 100, long), errText("ERR Unsupported option " + long)},
+			{cmd("EXPIRE", "k", 100, "FOO\r\n"), errText("ERR Unsupported option FOO")},
+			{cmd("PEXPIRE", "k", "-9223372036854775808"), 1}, // in the past: deleted
+			{cmd("EXISTS", "k"), 0},
+		})
 	})
 }

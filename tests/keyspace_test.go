@@ -553,3 +553,98 @@ func TestKeyspaceSelectFlush(t *testing.T) {
 		})
 	})
 }
+
+// TestKeyspaceDBIndexRange: Redis reads MOVE's and COPY's database index as
+// a C int, so an index beyond 32 bits has its own error, before the range
+// of databases is checked.
+func TestKeyspaceDBIndexRange(t *testing.T) {
+	t.Parallel()
+	forEachBackend(t, func(t *testing.T, c *redis.Client, b backend) {
+		const intRange = "ERR value is out of range, value must between -2147483648 and 2147483647"
+		run(t, c, []step{
+			{cmd("SET", "k", "v"), ok},
+			{cmd("MOVE", "k", "2147483647"), errText(errDBRange)},
+			{cmd("MOVE", "k", "-2147483648"), errText(errDBRange)},
+			{cmd("MOVE", "k", "2147483648"), errText(intRange)},
+			{cmd("MOVE", "k", "4294967296"), errText(intRange)},
+			{cmd("MOVE", "k", "-9223372036854775808"), errText(intRange)},
+			{cmd("MOVE", "k", "9223372036854775808"), errText(errNotInt)},
+			{cmd("MOVE", "nope", "4294967296"), errText(intRange)}, // before the key is read
+			{cmd("COPY", "k", "d", "DB", "4294967296"), errText(intRange)},
+			{cmd("COPY", "k", "d", "DB", "-2147483649"), errText(intRange)},
+			{cmd("COPY", "k", "d", "DB", "2147483647"), errText(errDBRange)},
+			{cmd("COPY", "k", "k", "DB", "4294967296"), errText(intRange)}, // before "same object"
+			{cmd("EXISTS", "d"), 0},
+		})
+	})
+}
+
+// TestKeyspaceScanTypeFilter: SCAN's TYPE filters by name whatever it is;
+// an empty or unknown name matches no key (it used to match every key).
+func TestKeyspaceScanTypeFilter(t *testing.T) {
+	t.Parallel()
+	forEachBackend(t, func(t *testing.T, c *redis.Client, b backend) {
+		run(t, c, []step{
+			{cmd("SET", "s", "v"), ok},
+			{cmd("HSET", "h", "f", "v"), 1},
+			{cmd("SCAN", 0, "TYPE", "", "COUNT", 100), []any{"0", emptyArr}},
+			{cmd("SCAN", 0, "TYPE", "nosuchtype", "COUNT", 100), []any{"0", emptyArr}},
+			{cmd("SCAN", 0, "TYPE", "Hash", "COUNT", 100), []any{"0", []any{"h"}}},
+			{cmd("SCAN", 0, "COUNT", "9223372036854775807"), []any{"0", unordered([]any{"s", "h"})}},
+			{cmd("SCAN", 0, "COUNT", "-9223372036854775808"), errText(errSyntax)},
+			{cmd("SCAN", 0, "COUNT", "9223372036854775808"), errText(errNotInt)},
+			{cmd("SCAN", "18446744073709551616"), errText("ERR invalid cursor")},
+			{cmd("SCAN", " 0"), errText("ERR invalid cursor")},
+		})
+	})
+}
+
+// TestKeyspaceObjectSubcommands: OBJECT is a container, so each subcommand
+// has its own arity error; FREQ and REFCOUNT answer as Redis does without
+// an LFU policy or maxmemory.
+func TestKeyspaceObjectSubcommands(t *testing.T) {
+	t.Parallel()
+	forEachBackend(t, func(t *testing.T, c *redis.Client, b backend) {
+		const noLFU = "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust."
+		run(t, c, []step{
+			{cmd("SET", "n", "123"), ok},
+			{cmd("SET", "big", "12345"), ok},
+			{cmd("HSET", "h", "f", "v"), 1},
+			{cmd("OBJECT", "HELP", "x"), errText("ERR wrong number of arguments for 'object|help' command")},
+			{cmd("OBJECT", "ENCODING", "n", "x"), errText("ERR wrong number of arguments for 'object|encoding' command")},
+			{cmd("OBJECT", "FREQ"), errText("ERR wrong number of arguments for 'object|freq' command")},
+			{cmd("OBJECT", "refcount", "n", "x"), errText("ERR wrong number of arguments for 'object|refcount' command")},
+			{cmd("OBJECT"), errText("ERR wrong number of arguments for 'object' command")},
+			{cmd("OBJECT", "FREQ", "nope"), isNil},
+			{cmd("OBJECT", "FREQ", "n"), errText(noLFU)},
+			{cmd("OBJECT", "REFCOUNT", "nope"), isNil},
+			{cmd("OBJECT", "REFCOUNT", "n"), 2147483647}, // a shared integer
+			{cmd("OBJECT", "REFCOUNT", "big"), 1},
+			{cmd("OBJECT", "REFCOUNT", "h"), 1},
+			{cmd("OBJECT", "ENCODING", "n"), "int"},
+		})
+	})
+}
+
+// TestKeyspaceGetKeysNumKeys: COMMAND GETKEYS reads numkeys as Redis does:
+// strictly, truncated to a C int, through the key specs (destination
+// first); when they fail, with atoi (destination last).
+func TestKeyspaceGetKeysNumKeys(t *testing.T) {
+	t.Parallel()
+	forEachBackend(t, func(t *testing.T, c *redis.Client, b backend) {
+		const invalid = "ERR Invalid arguments specified for command"
+		run(t, c, []step{
+			{cmd("COMMAND", "GETKEYS", "zunionstore", "d", "2", "a", "b"), []any{"d", "a", "b"}},
+			{cmd("COMMAND", "GETKEYS", "zunionstore", "d", "4294967298", "a", "b"), []any{"d", "a", "b"}},
+			{cmd("COMMAND", "GETKEYS", "zunionstore", "d", "2x", "a", "b"), []any{"a", "b", "d"}},
+			{cmd("COMMAND", "GETKEYS", "zunionstore", "d", " 2", "a", "b"), []any{"a", "b", "d"}},
+			{cmd("COMMAND", "GETKEYS", "zunionstore", "d", "9223372036854775807", "a", "b"), errText(invalid)},
+			{cmd("COMMAND", "GETKEYS", "zunion", "4294967297", "a"), []any{"a"}},
+			{cmd("COMMAND", "GETKEYS", "zunion", "+4294967297", "a", "b"), []any{"a"}},
+			{cmd("COMMAND", "GETKEYS", "zunion", "18446744073709551617", "a"), errText(invalid)},
+			{cmd("COMMAND", "GETKEYS", "blmpop", "0", "4294967297", "a", "LEFT"), []any{"a"}},
+			{cmd("COMMAND", "GETKEYS", "sintercard", "-4294967294", "a", "b"), []any{"a", "b"}}, // atoi: 2
+			{cmd("COMMAND", "GETKEYS", "sintercard", "-1", "a", "b"), errText(invalid)},
+		})
+	})
+}

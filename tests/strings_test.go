@@ -553,3 +553,90 @@ func TestStringsPipeline(t *testing.T) {
 		run(t, c, []step{{cmd("DBSIZE"), 51}})
 	})
 }
+
+// TestStringsExtremeArgs: integer arguments at the int64 limits get Redis's
+// replies instead of crashing the server (SETRANGE's offset plus the value's
+// length overflowed and panicked).
+func TestStringsExtremeArgs(t *testing.T) {
+	t.Parallel()
+	forEachBackend(t, func(t *testing.T, c *redis.Client, b backend) {
+		const (
+			tooBig      = "ERR string exceeds maximum allowed size (proto-max-bulk-len)"
+			errNotFloat = "ERR value is not a valid float"
+		)
+		run(t, c, []step{
+			{cmd("SETRANGE", "nope", "9223372036854775807", "x"), errText(tooBig)},
+			{cmd("SETRANGE", "nope", "9223372036854775806", "xy"), errText(tooBig)},
+			{cmd("SETRANGE", "nope", "4611686018427387904", "x"), errText(tooBig)},
+			{cmd("SETRANGE", "nope", "9223372036854775807", ""), 0},
+			{cmd("EXISTS", "nope"), 0},
+			{cmd("SETRANGE", "nope", "-9223372036854775808", "x"), errText("ERR offset is out of range")},
+			{cmd("SETRANGE", "nope", "9223372036854775808", "x"), errText(errNotInt)},
+			{cmd("SET", "s", "abc"), ok},
+			{cmd("SETRANGE", "s", "9223372036854775807", "x"), errText(tooBig)},
+			{cmd("SETRANGE", "s", "9223372036854775807", ""), 3},
+			{cmd("GET", "s"), "abc"},
+			{cmd("RPUSH", "l", "a"), 1},
+			{cmd("SETRANGE", "l", "9223372036854775807", "x"), errText(wrongType)},
+			{cmd("SETRANGE", "l", "-1", "x"), errText("ERR offset is out of range")}, // checked before the type
+			{cmd("GETRANGE", "s", "-9223372036854775808", "9223372036854775807"), "abc"},
+			{cmd("GETRANGE", "s", "9223372036854775807", "-9223372036854775808"), ""},
+			// INCRBYFLOAT refuses what strtold reports as out of range,
+			// and numbers of 5120 bytes or more.
+			{cmd("INCRBYFLOAT", "f", "1e4933"), errText(errNotFloat)},
+			{cmd("INCRBYFLOAT", "f", "1e999999999"), errText(errNotFloat)},
+			{cmd("INCRBYFLOAT", "f", "1e-4951"), errText(errNotFloat)},
+			{cmd("INCRBYFLOAT", "f", "-1e-999999999"), errText(errNotFloat)},
+			{cmd("INCRBYFLOAT", "f", "0x1p16384"), errText(errNotFloat)},
+			{cmd("INCRBYFLOAT", "f", strings.Repeat("0", 5119)+"1"), errText(errNotFloat)},
+			{cmd("EXISTS", "f"), 0},
+			{cmd("INCRBYFLOAT", "f", "0e-999999999"), "0"},
+			{cmd("INCRBYFLOAT", "f", "1e-4950"), "0"}, // a denormal: no error
+			{cmd("INCRBYFLOAT", "f", strings.Repeat("0", 5118)+"1"), "1"},
+			{cmd("SET", "huge", "1e5000"), ok},
+			{cmd("INCRBYFLOAT", "huge", "1"), errText(errNotFloat)},
+			{cmd("HSET", "h", "f", "1e5000"), 1},
+			{cmd("HINCRBYFLOAT", "h", "f", "1"), errText("ERR hash value is not a float")},
+			{cmd("HINCRBYFLOAT", "h", "g", "1e5000"), errText(errNotFloat)},
+		})
+	})
+}
+
+// TestStringsPrecedence: Redis checks the key's type before some numeric
+// arguments, so a key of the wrong type answers WRONGTYPE whatever the
+// number, and GETEX on a missing key answers nil whatever its time.
+func TestStringsPrecedence(t *testing.T) {
+	t.Parallel()
+	forEachBackend(t, func(t *testing.T, c *redis.Client, b backend) {
+		run(t, c, []step{
+			{cmd("RPUSH", "l", "a"), 1},
+			{cmd("HSET", "h", "f", "v"), 1},
+			{cmd("SET", "s", "1.5"), ok},
+			// INCRBYFLOAT reads the key before the increment
+			{cmd("INCRBYFLOAT", "l", "abc"), errText(wrongType)},
+			{cmd("INCRBYFLOAT", "h", ""), errText(wrongType)},
+			{cmd("INCRBYFLOAT", "h", "nan"), errText(wrongType)},
+			{cmd("INCRBYFLOAT", "nope", "abc"), errText("ERR value is not a valid float")},
+			{cmd("INCRBYFLOAT", "s", "abc"), errText("ERR value is not a valid float")},
+			{cmd("EXISTS", "nope"), 0},
+			// but INCRBY and DECRBY parse first
+			{cmd("INCRBY", "l", "abc"), errText(errNotInt)},
+			{cmd("DECRBY", "l", "-9223372036854775808"), errText("ERR decrement would overflow")},
+			// GETEX: syntax, then the key, then the time
+			{cmd("GETEX", "nope", "EX", "abc"), isNil},
+			{cmd("GETEX", "nope", "PX", 0), isNil},
+			{cmd("GETEX", "nope", "EX", "9223372036854775807"), isNil},
+			{cmd("GETEX", "nope", "EX", "abc", "FOO"), errText(errSyntax)},
+			{cmd("GETEX", "l", "EX", "abc"), errText(wrongType)},
+			{cmd("GETEX", "l", "PXAT", -1), errText(wrongType)},
+			{cmd("GETEX", "s", "EX", "abc"), errText(errNotInt)},
+			{cmd("GETEX", "s", "EX", "9223372036854775807"), errText("ERR invalid expire time in 'getex' command")},
+			{cmd("GETEX", "s", "EXAT", "9223372036854776"), errText("ERR invalid expire time in 'getex' command")},
+			{cmd("TTL", "s"), -1},
+			// SET parses its time before GET reads the key
+			{cmd("SET", "l", "v", "GET", "EX", "abc"), errText(errNotInt)},
+			{cmd("SET", "l", "v", "GET", "EX", 0), errText("ERR invalid expire time in 'set' command")},
+			{cmd("SET", "l", "v", "GET", "EX", 10), errText(wrongType)},
+		})
+	})
+}

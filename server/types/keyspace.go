@@ -369,9 +369,10 @@ func (d *DB) Keys(pattern []byte) ([][]byte, error) {
 
 // ScanOptions are SCAN's MATCH, COUNT and TYPE.
 type ScanOptions struct {
-	Match []byte // nil = everything
-	Count int    // keys to examine, default 10
-	Type  string // "" = every type
+	Match      []byte // nil = everything
+	Count      int    // keys to examine, default 10
+	FilterType bool   // TYPE was given: only keys of Type; false = every type
+	Type       string // lower-case type name; "" or an unknown name matches nothing
 }
 
 // Scan is SCAN: it examines about Count keys after cursor and returns the
@@ -390,7 +391,7 @@ func (d *DB) Scan(cursor uint64, o ScanOptions) (uint64, [][]byte, error) {
 		}
 		examined++
 		last = append(last[:0], mk...)
-		if (o.Match == nil || Match(o.Match, key)) && (o.Type == "" || o.Type == m.Type.String()) {
+		if (o.Match == nil || Match(o.Match, key)) && (!o.FilterType || o.Type == m.Type.String()) {
 			out = append(out, append([]byte{}, key...))
 		}
 		return true

@@ -84,10 +84,14 @@ const longDoublePrec = 64
 // longDoubleMaxExp is the largest binary exponent a long double holds.
 const longDoubleMaxExp = 16384
 
-// ParseLongDouble parses an INCRBYFLOAT increment as strtold does: the
-// syntax of ParseFloat, any magnitude a long double holds, "inf" allowed,
-// NaN refused.
+// ParseLongDouble parses an INCRBYFLOAT increment as Redis's string2ld
+// does: the syntax of ParseFloat, under 5120 bytes, any magnitude a long
+// double holds (beyond it, or rounding to zero, is refused), "inf"
+// allowed, NaN refused.
 func ParseLongDouble(b []byte) (*big.Float, bool) {
+	if len(b) >= maxLongDoubleChars {
+		return nil, false
+	}
 	f64, ok := ParseFloat(b)
 	if !ok {
 		return nil, false
@@ -103,8 +107,43 @@ func ParseLongDouble(b []byte) (*big.Float, bool) {
 	if err != nil {
 		return nil, false
 	}
-	return longDoubleRange(f), true
+	// strtold's ERANGE, which Redis refuses: a finite literal too large for
+	// a long double, or too small to round to anything but zero (big.Float
+	// itself rounds 1e-999999999 to zero, hence the look at the digits).
+	overflow := longDoubleRange(f).IsInf()
+	underflow := new(big.Float).Abs(f).Cmp(longDoubleHalfMinDenormal) <= 0 && (f.Sign() != 0 || nonzeroMantissa(s))
+	if overflow || underflow {
+		return nil, false
+	}
+	return f, true
 }
+
+// nonzeroMantissa reports whether the unsigned decimal or hex float literal
+// s has a digit other than 0 before its exponent.
+func nonzeroMantissa(s string) bool {
+	hex := len(s) > 1 && s[0] == '0' && s[1]|0x20 == 'x'
+	if hex {
+		s = s[2:]
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i] | 0x20 // lower-cases letters, leaves digits
+		switch {
+		case c == 'e' && !hex, c == 'p' && hex:
+			return false
+		case c >= '1' && c <= '9', hex && c >= 'a' && c <= 'f':
+			return true
+		}
+	}
+	return false
+}
+
+// maxLongDoubleChars is Redis's MAX_LONG_DOUBLE_CHARS: string2ld refuses a
+// number this long or longer before it parses it.
+const maxLongDoubleChars = 5 * 1024
+
+// longDoubleHalfMinDenormal is half the smallest long double denormal,
+// 2^-16446: strtold rounds a literal of at most this magnitude to zero.
+var longDoubleHalfMinDenormal = new(big.Float).SetMantExp(big.NewFloat(0.5), -16445)
 
 // longDoubleRange turns a value beyond a long double's range into infinity.
 func longDoubleRange(f *big.Float) *big.Float {

@@ -275,7 +275,8 @@ func (d *DB) SetRange(key []byte, offset int64, val []byte) (int64, error) {
 	if len(val) == 0 {
 		return int64(len(old)), nil
 	}
-	if offset+int64(len(val)) > d.e.maxString.Load() {
+	// offset > max-len, not offset+len > max: the sum can overflow int64.
+	if offset > d.e.maxString.Load()-int64(len(val)) {
 		return 0, ErrStringTooLong
 	}
 	need := int(offset) + len(val)
@@ -310,9 +311,15 @@ func (d *DB) IncrBy(key []byte, delta int64) (int64, error) {
 }
 
 // IncrByFloat is INCRBYFLOAT; it returns the new value as Redis formats it.
-func (d *DB) IncrByFloat(key []byte, incr *big.Float) ([]byte, error) {
+// The increment comes unparsed because Redis checks the key's type first:
+// a bad increment on a key of another type is ErrWrongType, not ErrNotFloat.
+func (d *DB) IncrByFloat(key, incr []byte) ([]byte, error) {
 	return d.modifyString(key, func(old []byte, exists bool) ([]byte, error) {
-		return incrLongDouble(old, exists, incr, ErrNotFloat)
+		f, ok := ParseLongDouble(incr)
+		if !ok {
+			return nil, ErrNotFloat
+		}
+		return incrLongDouble(old, exists, f, ErrNotFloat)
 	})
 }
 
