@@ -7,8 +7,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/rs/zerolog"
-
 	"github.com/shaledb/shale/conf"
 )
 
@@ -96,17 +94,7 @@ func (b *syncBuffer) String() string {
 // TestAuthFailureLogged: a wrong password is logged, without the password.
 func TestAuthFailureLogged(t *testing.T) {
 	const pass, wrong = "right-horse-battery", "wrong-staple-Q9x"
-	cfg := conf.Default()
-	cfg.Server.Port = 0
-	cfg.Server.RequirePass = pass
-	cfg.Storage.Dir = t.TempDir()
-	cfg.RocksDB.BlockCacheBytes = 8 * conf.MiB
-	var logs syncBuffer
-	s, err := Start(cfg, zerolog.New(&logs))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s, logs := startLoggedServer(t, func(c *conf.Config) { c.Server.RequirePass = pass })
 	c := newAdminClient(t, s, "")
 	ctx := context.Background()
 	for _, call := range [][]any{

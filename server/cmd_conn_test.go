@@ -23,6 +23,20 @@ import (
 // dir, with mod applied to the default config, and a RESP2 go-redis client.
 func startAdminServer(t *testing.T, mod func(*conf.Config)) (*Server, *redis.Client) {
 	t.Helper()
+	s := startServer(t, mod, zerolog.New(zerolog.NewTestWriter(t)))
+	return s, newAdminClient(t, s, "")
+}
+
+// startLoggedServer is startAdminServer without the client, and with the
+// server's log kept, for the tests of what it logs.
+func startLoggedServer(t *testing.T, mod func(*conf.Config)) (*Server, *syncBuffer) {
+	t.Helper()
+	logs := &syncBuffer{}
+	return startServer(t, mod, zerolog.New(logs)), logs
+}
+
+func startServer(t testing.TB, mod func(*conf.Config), log zerolog.Logger) *Server {
+	t.Helper()
 	cfg := conf.Default()
 	cfg.Server.Bind = "127.0.0.1"
 	cfg.Server.Port = 0
@@ -31,7 +45,7 @@ func startAdminServer(t *testing.T, mod func(*conf.Config)) (*Server, *redis.Cli
 	if mod != nil {
 		mod(&cfg)
 	}
-	s, err := Start(cfg, zerolog.New(zerolog.NewTestWriter(t)))
+	s, err := Start(cfg, log)
 	if err != nil {
 		t.Fatalf("start: %v", err)
 	}
@@ -40,7 +54,7 @@ func startAdminServer(t *testing.T, mod func(*conf.Config)) (*Server, *redis.Cli
 			t.Errorf("close: %v", err)
 		}
 	})
-	return s, newAdminClient(t, s, "")
+	return s
 }
 
 func newAdminClient(t *testing.T, s *Server, password string) *redis.Client {

@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
-
 	"github.com/shaledb/shale/conf"
 )
 
@@ -19,18 +17,10 @@ import (
 // next command at once; other clients, INFO, /metrics and the log see it.
 func TestPanicCostsOnlyTheConnection(t *testing.T) {
 	const secret = "secret-key-name-Zq7"
-	cfg := conf.Default()
-	cfg.Server.Port = 0
-	cfg.Server.EnableDebugCommand = true
-	cfg.Metrics.Addr = "127.0.0.1:0"
-	cfg.Storage.Dir = t.TempDir()
-	cfg.RocksDB.BlockCacheBytes = 8 * conf.MiB
-	var logs syncBuffer
-	s, err := Start(cfg, zerolog.New(&logs))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s, logs := startLoggedServer(t, func(c *conf.Config) {
+		c.Server.EnableDebugCommand = true
+		c.Metrics.Addr = "127.0.0.1:0"
+	})
 	other := newAdminClient(t, s, "")
 	runScript(t, other, []step{{[]any{"SET", secret, "before"}, "OK"}})
 
