@@ -161,9 +161,6 @@ func cmdHIncrByFloat(c *Ctx, args [][]byte) error {
 	return nil
 }
 
-// errCountRange is Redis's reply for an HRANDFIELD count it cannot serve.
-const errCountRange replyError = "ERR value is out of range"
-
 // HRANDFIELD key [count [WITHVALUES]]
 func cmdHRandField(c *Ctx, args [][]byte) error {
 	if len(args) == 2 {
@@ -178,7 +175,7 @@ func cmdHRandField(c *Ctx, args [][]byte) error {
 		}
 		return nil
 	}
-	count, err := parseInt(args[2])
+	count, err := parseRandCount(args[2])
 	if err != nil {
 		return err
 	}
@@ -186,12 +183,11 @@ func cmdHRandField(c *Ctx, args [][]byte) error {
 	switch {
 	case len(args) == 4 && is(args[3], "WITHVALUES"):
 		withValues = true
+		if err := checkPairedCount(count); err != nil {
+			return err
+		}
 	case len(args) > 3:
 		return errSyntax
-	}
-	// Redis refuses counts whose reply length would overflow.
-	if count < -(1<<62) || count > 1<<62 {
-		return errCountRange
 	}
 	items, err := c.DB.HRandField(args[1], count, withValues)
 	return replyList(c, items, err)

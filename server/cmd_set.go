@@ -11,8 +11,40 @@ const (
 	errSIntercardNumkeys replyError = "ERR numkeys should be greater than 0"
 	errSIntercardArgs    replyError = "ERR Number of keys can't be greater than number of args"
 	errSIntercardLimit   replyError = "ERR LIMIT can't be negative"
-	errSRandCountRange   replyError = "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
 )
+
+// The replies for the count of SRANDMEMBER, HRANDFIELD and ZRANDMEMBER.
+const (
+	// errRandCountRange: Redis reads the count as a long in ±LONG_MAX.
+	errRandCountRange replyError = "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
+	// errCountRange: a count whose reply Redis cannot build, with
+	// WITHVALUES or WITHSCORES one whose doubled length would overflow.
+	// types.ErrRandCount, Shale's own bound, answers it too.
+	errCountRange replyError = "ERR value is out of range"
+)
+
+// parseRandCount parses the count of SRANDMEMBER, HRANDFIELD and
+// ZRANDMEMBER, which Redis checks before anything else, the key included.
+func parseRandCount(b []byte) (int64, error) {
+	n, err := parseInt(b)
+	if err != nil {
+		return 0, err
+	}
+	if n == math.MinInt64 {
+		return 0, errRandCountRange
+	}
+	return n, nil
+}
+
+// checkPairedCount refuses, as Redis does before it looks the key up, a
+// count of HRANDFIELD WITHVALUES or ZRANDMEMBER WITHSCORES whose reply,
+// twice as long as the count, would overflow a long.
+func checkPairedCount(n int64) error {
+	if n < -math.MaxInt64/2 || n > math.MaxInt64/2 {
+		return errCountRange
+	}
+	return nil
+}
 
 // SADD key member [member ...]
 func cmdSAdd(c *Ctx, args [][]byte) error {
@@ -116,16 +148,9 @@ func cmdSRandMember(c *Ctx, args [][]byte) error {
 		}
 		return nil
 	}
-	count, err := parseInt(args[2])
+	count, err := parseRandCount(args[2])
 	if err != nil {
 		return err
-	}
-	if count == math.MinInt64 {
-		return errSRandCountRange
-	}
-	// Shale's own bound: members that may repeat are built in memory.
-	if count < -types.MaxSetRandCount {
-		return errCountRange
 	}
 	items, err := c.DB.SRandMember(args[1], count)
 	return replyList(c, items, err)

@@ -20,7 +20,6 @@ const (
 	errNumkeysPositive replyError = "ERR numkeys should be greater than 0"
 	errCountPositive   replyError = "ERR count should be greater than 0"
 	errLimitNegative   replyError = "ERR LIMIT can't be negative"
-	errRandCountRange  replyError = "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
 )
 
 // errNoInputKeys is ZUNION's (and its siblings') reply for numkeys < 1.
@@ -528,12 +527,9 @@ func cmdZRandMember(c *Ctx, args [][]byte) error {
 		}
 		return nil
 	}
-	count, err := parseInt(args[2])
+	count, err := parseRandCount(args[2])
 	if err != nil {
 		return err
-	}
-	if count == math.MinInt64 {
-		return errRandCountRange
 	}
 	withScores := false
 	switch {
@@ -541,13 +537,9 @@ func cmdZRandMember(c *Ctx, args [][]byte) error {
 		return errSyntax
 	case len(args) == 4:
 		withScores = true
-		if count < -math.MaxInt64/2 || count > math.MaxInt64/2 {
-			return errCountRange
+		if err := checkPairedCount(count); err != nil {
+			return err
 		}
-	}
-	// Shale's own bound: members that may repeat are built in memory.
-	if count < -types.MaxRandCount {
-		return errCountRange
 	}
 	elems, err := c.DB.ZRandMember(args[1], count)
 	if err != nil {

@@ -66,6 +66,7 @@ var domainReplies = []errReply{
 	{types.ErrSortScore, "ERR One or more scores can't be converted into double"},
 	{types.ErrScoreNaN, "ERR resulting score is not a number (NaN)"},
 	{types.ErrIndexOutOfRange, "ERR index out of range"},
+	{types.ErrRandCount, string(errCountRange)},
 }
 
 // errorText maps err to the RESP error text. known is false for unexpected

@@ -207,6 +207,26 @@ func TestHashRandField(t *testing.T) {
 			{cmd("HRANDFIELD", "h", "abc"), errText("ERR value is not an integer or out of range")},
 			{cmd("HRANDFIELD", "h", 1, "FOO"), errText("ERR syntax error")},
 			{cmd("HRANDFIELD", "h", 1, "WITHVALUES", "x"), errText("ERR syntax error")},
+			// Counts at the edges, checked in Redis's order: a long in
+			// ±LONG_MAX before anything else, then the syntax, then, with
+			// WITHVALUES, a count whose doubled reply would overflow; only
+			// then the key.
+			{cmd("HRANDFIELD", "h", "-9223372036854775808"), errText(errLongRange)},
+			{cmd("HRANDFIELD", "nokey", "-9223372036854775808", "WITHVALUES"), errText(errLongRange)},
+			{cmd("HRANDFIELD", "h", "9223372036854775808"), errText(errNotInt)},
+			{cmd("HRANDFIELD", "h", "-4611686018427387904", "FOO"), errText(errSyntax)},
+			{cmd("HRANDFIELD", "h", "9223372036854775807"), randFields(small, 3, true, false)},
+			{cmd("HRANDFIELD", "h", "4611686018427387904"), randFields(small, 3, true, false)},
+			{cmd("HRANDFIELD", "h", "4611686018427387903", "WITHVALUES"), randFields(small, 3, true, true)},
+			{cmd("HRANDFIELD", "h", "4611686018427387904", "WITHVALUES"), errText(errCountRange)},
+			{cmd("HRANDFIELD", "h", "-4611686018427387904", "WITHVALUES"), errText(errCountRange)},
+			{cmd("HRANDFIELD", "nokey", "-4611686018427387904", "WITHVALUES"), errText(errCountRange)},
+			// A huge negative count: a missing key and a key of another type
+			// answer before any draw (Redis streams |count| fields).
+			{cmd("HRANDFIELD", "nokey", "-9223372036854775807"), emptyArr},
+			{cmd("SET", "str", "v"), ok},
+			{cmd("HRANDFIELD", "str", "-9223372036854775807"), errText(wrongType)},
+			{cmd("HRANDFIELD", "str", "-9223372036854775808"), errText(errLongRange)},
 		}
 		// Repeat the random cases: a wrong answer should not pass by luck.
 		for range 10 {
@@ -227,6 +247,17 @@ func TestHashRandField(t *testing.T) {
 			)
 		}
 		run(t, c, steps)
+		if b.isShale() {
+			// Shale's own bound on a count with repeats (types.MaxRandCount),
+			// whose reply it builds in memory; Redis 7.0 streams |count|
+			// fields, for ever at these counts, so only Shale runs these.
+			run(t, c, []step{
+				{cmd("HRANDFIELD", "h", -(1<<24)-1), errText(errCountRange)},
+				{cmd("HRANDFIELD", "h", "-4611686018427387904"), errText(errCountRange)},
+				{cmd("HRANDFIELD", "big", "-4611686018427387903", "WITHVALUES"), errText(errCountRange)},
+				{cmd("HRANDFIELD", "h", "-9223372036854775807"), errText(errCountRange)},
+			})
+		}
 
 		// With many draws every field of a small hash shows up.
 		seen := map[string]bool{}

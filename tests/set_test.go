@@ -14,6 +14,7 @@ import (
 const (
 	errMustBePositive = "ERR value is out of range, must be positive"
 	errLongRange      = "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
+	errCountRange     = "ERR value is out of range"
 	errNumkeys        = "ERR numkeys should be greater than 0"
 	errNumkeysArgs    = "ERR Number of keys can't be greater than number of args"
 	errLimitNeg       = "ERR LIMIT can't be negative"
@@ -123,6 +124,7 @@ func TestSetWrongType(t *testing.T) {
 			cmd("SISMEMBER", "str", "a"), cmd("SMISMEMBER", "str", "a"), cmd("SMEMBERS", "str"),
 			cmd("SPOP", "str"), cmd("SPOP", "str", 0), cmd("SPOP", "str", 2),
 			cmd("SRANDMEMBER", "str"), cmd("SRANDMEMBER", "str", 0), cmd("SRANDMEMBER", "str", -2),
+			cmd("SRANDMEMBER", "str", "-9223372036854775807"),
 			cmd("SSCAN", "str", 0), cmd("SSCAN", "str", 0, "COUNT", 0), // the type before the options
 			cmd("SMOVE", "str", "s", "a"), cmd("SMOVE", "s", "str", "a"), cmd("SMOVE", "s", "h", "nope"),
 			cmd("SMOVE", "str", "str", "a"),
@@ -141,6 +143,7 @@ func TestSetWrongType(t *testing.T) {
 			// Bad counts and options are reported before the type.
 			step{cmd("SPOP", "str", -1), errText(errMustBePositive)},
 			step{cmd("SRANDMEMBER", "str", "x"), errText(errNotInt)},
+			step{cmd("SRANDMEMBER", "str", "-9223372036854775808"), errText(errLongRange)},
 			step{cmd("SINTERCARD", 1, "str", "LIMIT", -1), errText(errLimitNeg)},
 			step{cmd("SSCAN", "str", "x"), errText("ERR invalid cursor")},
 			// Cursors parse as strtoul does: signs are accepted (-1 is the
@@ -269,6 +272,10 @@ func TestSetRandMember(t *testing.T) {
 			{cmd("SRANDMEMBER", "nokey", -5), emptyArr},
 			{cmd("SRANDMEMBER", "nokey", 0), emptyArr},
 			{cmd("SRANDMEMBER", "nokey", "x"), errText(errNotInt)},
+			// A huge negative count on a missing key: Redis looks the key up
+			// before it streams |count| members.
+			{cmd("SRANDMEMBER", "nokey", "-9223372036854775807"), emptyArr},
+			{cmd("SRANDMEMBER", "nokey", "-9223372036854775808"), errText(errLongRange)},
 			{setArgs("s", small), 3},
 			{setArgs("big", big), 5000},
 			{setArgs("ints", ints), 10000},
@@ -308,7 +315,10 @@ func TestSetRandMember(t *testing.T) {
 		if b.isShale() {
 			// Shale's own bound on a count with repeats, whose reply it
 			// builds in memory; Redis tries and runs out of memory.
-			run(t, c, []step{{cmd("SRANDMEMBER", "s", -(1<<24)-1), errText("ERR value is out of range")}})
+			run(t, c, []step{
+				{cmd("SRANDMEMBER", "s", -(1<<24)-1), errText(errCountRange)},
+				{cmd("SRANDMEMBER", "s", "-9223372036854775807"), errText(errCountRange)},
+			})
 		}
 
 		// With many draws every member of a small set shows up.

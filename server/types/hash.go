@@ -8,7 +8,6 @@ import (
 
 	"github.com/shaledb/shale/metadata"
 	"github.com/shaledb/shale/server/store"
-	"github.com/shaledb/shale/subkey"
 )
 
 // loadHash loads key expecting a hash.
@@ -284,7 +283,8 @@ func (d *DB) HIncrByFloat(key, field []byte, incr *big.Float) ([]byte, error) {
 }
 
 // HRandField is HRANDFIELD with a count: count > 0 returns up to count
-// distinct fields, count < 0 returns exactly -count fields that may repeat.
+// distinct fields, count < 0 returns exactly -count fields that may repeat
+// (ErrRandCount beyond MaxRandCount).
 // With withValues the result alternates field, value. Hash fields are
 // sub-keys like set members, so a small count of a big hash is drawn by
 // random seeks (see set_sample.go) rather than by reading the whole hash.
@@ -293,6 +293,9 @@ func (d *DB) HRandField(key []byte, count int64, withValues bool) ([][]byte, err
 	defer unlock()
 	ks, err := d.loadHash(key)
 	if err != nil || !ks.live || count == 0 {
+		return nil, err
+	}
+	if err := checkRandCount(count); err != nil {
 		return nil, err
 	}
 	if count > 0 && uint64(count) >= ks.m.Size {
@@ -307,16 +310,23 @@ func (d *DB) HRandField(key []byte, count int64, withValues bool) ([][]byte, err
 	if err != nil || !withValues {
 		return fields, err
 	}
-	vals, found, err := d.subValues(ks, fields)
+	// A negative count repeats fields, up to MaxRandCount draws from a
+	// handful of fields: read each distinct field once.
+	distinct := uniqueMembers(fields)
+	vals, found, err := d.subValues(ks, distinct)
 	if err != nil {
 		return nil, err
 	}
-	out := make([][]byte, 0, 2*len(fields))
-	for i, f := range fields {
+	valOf := make(map[string][]byte, len(distinct))
+	for i, f := range distinct {
 		if !found[i] {
 			return nil, fmt.Errorf("hrandfield %q: drawn field %q has no value: %w", key, f, metadata.ErrCorrupt)
 		}
-		out = append(out, f, vals[i])
+		valOf[string(f)] = vals[i]
+	}
+	out := make([][]byte, 0, 2*len(fields))
+	for _, f := range fields {
+		out = append(out, f, valOf[string(f)])
 	}
 	return out, nil
 }
@@ -353,30 +363,10 @@ func (d *DB) HScan(key []byte, cursor uint64, match []byte, count int) (uint64, 
 	if err != nil || !ks.live {
 		return 0, nil, err
 	}
-	uid := ks.m.UID
-	lower := subkey.AppendPrefix(nil, uid)
-	if after := d.e.cursors.get(cursor, uid); after != nil {
-		lower = append(append(lower[:0], after...), 0)
-	}
-	count = max(count, 1)
 	var out [][]byte
-	var last []byte
-	examined := 0
-	done := true
-	err = d.st.Iterate(store.CFSubkey, lower, subkey.AppendUpperBound(nil, uid), false, func(k, v []byte) bool {
-		if examined == count {
-			done = false
-			return false
-		}
-		examined++
-		last = append(last[:0], k...)
-		if match == nil || Match(match, k[8:]) {
-			out = append(out, append([]byte{}, k[8:]...), append([]byte{}, v...))
-		}
-		return true
+	next, err := d.scanSub(ks.m.UID, cursor, match, count, func(f, v []byte) error {
+		out = append(out, append([]byte{}, f...), append([]byte{}, v...))
+		return nil
 	})
-	if err != nil || done {
-		return 0, out, err
-	}
-	return d.e.cursors.put(cursorPos{scope: uid, after: last}), out, nil
+	return next, out, err
 }

@@ -18,10 +18,6 @@ import (
 // many integers is an "intset" in OBJECT ENCODING.
 const setIntsetEntries = 512
 
-// MaxSetRandCount bounds SRANDMEMBER's negative count (members may repeat):
-// the reply is built in memory, where Redis would stream 2^63 elements.
-const MaxSetRandCount = 1 << 24
-
 // interChunk is how many members of the smallest set SINTER and SDIFF probe
 // the other sets for with one MultiGet.
 const interChunk = 512
@@ -189,13 +185,16 @@ func (d *DB) SMembers(key []byte) ([][]byte, error) {
 
 // SRandMember is SRANDMEMBER with a count: count > 0 returns min(count,
 // size) distinct members, count < 0 returns exactly -count members that may
-// repeat. The caller bounds a negative count (MaxSetRandCount). For a big
-// set and a small count it draws by random seeks (see set_sample.go).
+// repeat (ErrRandCount beyond MaxRandCount). For a big set and a small
+// count it draws by random seeks (see set_sample.go).
 func (d *DB) SRandMember(key []byte, count int64) ([][]byte, error) {
 	unlock := d.lock(key)
 	defer unlock()
 	ks, err := d.loadSet(key)
 	if err != nil || !ks.live || count == 0 {
+		return nil, err
+	}
+	if err := checkRandCount(count); err != nil {
 		return nil, err
 	}
 	switch {
@@ -638,24 +637,27 @@ func (d *DB) SScan(key []byte, cursor uint64, match []byte, count int) (uint64, 
 		return 0, nil, err
 	}
 	var out [][]byte
-	next, err := d.scanSub(ks.m.UID, cursor, match, count, func(m, _ []byte) {
+	next, err := d.scanSub(ks.m.UID, cursor, match, count, func(m, _ []byte) error {
 		out = append(out, append([]byte{}, m...))
+		return nil
 	})
 	return next, out, err
 }
 
-// scanSub is the body of the SCAN family over one composite key: it
+// scanSub is the body of HSCAN, SSCAN and ZSCAN over one composite key: it
 // examines up to count sub-keys of uid after the cursor's position, calls
 // emit with each one whose sub matches (nil = all), and returns the next
 // cursor (0 when done). Cursors live in the engine's cursor table, scoped to
-// uid. sub and val are valid only during emit.
-func (d *DB) scanSub(uid, cursor uint64, match []byte, count int, emit func(sub, val []byte)) (uint64, error) {
+// uid. sub and val are valid only during emit; an error from emit ends the
+// scan and is returned.
+func (d *DB) scanSub(uid, cursor uint64, match []byte, count int, emit func(sub, val []byte) error) (uint64, error) {
 	lower := subkey.AppendPrefix(nil, uid)
 	if after := d.e.cursors.get(cursor, uid); after != nil {
 		lower = append(append(lower[:0], after...), 0)
 	}
 	count = max(count, 1)
 	var last []byte
+	var emitErr error
 	examined := 0
 	done := true
 	err := d.st.Iterate(store.CFSubkey, lower, subkey.AppendUpperBound(nil, uid), false, func(k, v []byte) bool {
@@ -666,10 +668,13 @@ func (d *DB) scanSub(uid, cursor uint64, match []byte, count int, emit func(sub,
 		examined++
 		last = append(last[:0], k...)
 		if match == nil || Match(match, k[8:]) {
-			emit(k[8:], v)
+			emitErr = emit(k[8:], v)
 		}
-		return true
+		return emitErr == nil
 	})
+	if err == nil {
+		err = emitErr
+	}
 	if err != nil || done {
 		return 0, err
 	}

@@ -3,6 +3,7 @@ package types
 import (
 	"bytes"
 	"cmp"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -289,6 +290,28 @@ func drawBySeeks(r *rand.Rand, prof seekProfile, seek seekFunc, n uint64) (out [
 	// The keys order the picks by weight; shuffle them for a random order.
 	r.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
 	return out, true, nil
+}
+
+// MaxRandCount bounds how many members SRANDMEMBER, HRANDFIELD and
+// ZRANDMEMBER draw when members may repeat (a negative count): Shale builds
+// the reply in memory, where Redis streams |count| elements, up to 2^63 of
+// them.
+const MaxRandCount = 1 << 24
+
+// ErrRandCount is SRandMember's, HRandField's and ZRandMember's error for a
+// negative count beyond MaxRandCount. They check it after loading the key,
+// so that a missing key still answers an empty reply and a key of another
+// type ErrWrongType, as in Redis, which looks the key up before it starts
+// streaming.
+var ErrRandCount = errors.New("random count out of range")
+
+// checkRandCount returns ErrRandCount for a negative count beyond
+// MaxRandCount.
+func checkRandCount(count int64) error {
+	if count < -MaxRandCount {
+		return ErrRandCount
+	}
+	return nil
 }
 
 // newRand returns a generator for one command, seeded from the runtime's

@@ -2,6 +2,7 @@ package types
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -608,5 +609,60 @@ func TestSetCommandsKeepCountersExact(t *testing.T) {
 	}
 	if _, err := d.SPop([]byte("d"), 1); err != nil || d.KeyCount() != 1 {
 		t.Fatalf("SPOP of the last member: DBSIZE %d, %v", d.KeyCount(), err)
+	}
+}
+
+// TestRandCountBound checks the bound on a negative count of SRANDMEMBER,
+// HRANDFIELD and ZRANDMEMBER: ErrRandCount on a live key of the right type,
+// before any allocation sized by the count, and only after the key is
+// loaded, so a missing key still answers empty and another type
+// ErrWrongType, as in Redis.
+func TestRandCountBound(t *testing.T) {
+	d, _ := newTestDB(t)
+	if _, err := d.SAdd([]byte("s"), [][]byte{[]byte("a")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.HSet([]byte("h"), [][]byte{[]byte("f"), []byte("v")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.ZAdd([]byte("z"), 0, []ScoreMember{{[]byte("m"), 1}}); err != nil {
+		t.Fatal(err)
+	}
+	draws := map[string]func(key string, count int64) (int, error){
+		"srandmember": func(key string, count int64) (int, error) {
+			got, err := d.SRandMember([]byte(key), count)
+			return len(got), err
+		},
+		"hrandfield": func(key string, count int64) (int, error) {
+			got, err := d.HRandField([]byte(key), count, true)
+			return len(got) / 2, err
+		},
+		"zrandmember": func(key string, count int64) (int, error) {
+			got, err := d.ZRandMember([]byte(key), count)
+			return len(got), err
+		},
+	}
+	own := map[string]string{"srandmember": "s", "hrandfield": "h", "zrandmember": "z"}
+	for name, draw := range draws {
+		for _, tc := range []struct {
+			key     string
+			count   int64
+			want    int
+			wantErr error
+		}{
+			{own[name], -MaxRandCount - 1, 0, ErrRandCount},
+			{own[name], math.MinInt64 + 1, 0, ErrRandCount},
+			{own[name], -3, 3, nil},
+			{own[name], math.MaxInt64, 1, nil},
+			{"nokey", math.MinInt64 + 1, 0, nil},
+			{map[string]string{"s": "h", "h": "z", "z": "s"}[own[name]], math.MinInt64 + 1, 0, ErrWrongType},
+		} {
+			t.Run(fmt.Sprintf("%s/%s/%d", name, tc.key, tc.count), func(t *testing.T) {
+				n, err := draw(tc.key, tc.count)
+				if !errors.Is(err, tc.wantErr) || n != tc.want {
+					t.Fatalf("%d elements, err %v; want %d, %v", n, err, tc.want, tc.wantErr)
+				}
+			})
+		}
 	}
 }

@@ -299,41 +299,16 @@ func (d *DB) ZScan(key []byte, cursor uint64, match []byte, count int) (uint64, 
 	if err != nil || !ks.live {
 		return 0, nil, err
 	}
-	uid := ks.m.UID
-	lower := subkey.AppendPrefix(nil, uid)
-	if after := d.e.cursors.get(cursor, uid); after != nil {
-		lower = append(append(lower[:0], after...), 0)
-	}
-	count = max(count, 1)
 	var out []ScoreMember
-	var last []byte
-	var derr error
-	examined := 0
-	done := true
-	err = d.st.Iterate(store.CFSubkey, lower, subkey.AppendUpperBound(nil, uid), false, func(k, v []byte) bool {
-		if examined == count {
-			done = false
-			return false
+	next, err := d.scanSub(ks.m.UID, cursor, match, count, func(m, v []byte) error {
+		score, err := subkey.DecodeZSetValue(v)
+		if err != nil {
+			return fmt.Errorf("zset %q: %w", key, err)
 		}
-		examined++
-		last = append(last[:0], k...)
-		if match == nil || Match(match, k[8:]) {
-			score, err := subkey.DecodeZSetValue(v)
-			if err != nil {
-				derr = fmt.Errorf("zset %q: %w", key, err)
-				return false
-			}
-			out = append(out, ScoreMember{append([]byte{}, k[8:]...), score})
-		}
-		return true
+		out = append(out, ScoreMember{append([]byte{}, m...), score})
+		return nil
 	})
-	if err == nil {
-		err = derr
-	}
-	if err != nil || done {
-		return 0, out, err
-	}
-	return d.e.cursors.put(cursorPos{scope: uid, after: last}), out, nil
+	return next, out, err
 }
 
 // zsetEncoding is OBJECT ENCODING for a sorted set: Redis 7.0 keeps up to

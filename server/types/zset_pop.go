@@ -50,20 +50,20 @@ func (d *DB) zpop(keys [][]byte, max bool, count int64) ([]byte, []ScoreMember, 
 	return nil, nil, nil
 }
 
-// MaxRandCount bounds ZRANDMEMBER's count when members may repeat: the
-// reply is built in memory, and Redis would try to send 2^63 elements.
-const MaxRandCount = 1 << 24
-
 // ZRandMember is ZRANDMEMBER with a count: count > 0 returns up to count
 // distinct members (the whole zset, in score order, when count >= its
 // size), count < 0 returns exactly -count members that may repeat, in
-// random order. It walks the score CF once up to the highest rank drawn, so
-// it costs O(N) in the worst case and O(|count|) memory.
+// random order (ErrRandCount beyond MaxRandCount). It walks the score CF
+// once up to the highest rank drawn, so it costs O(N) in the worst case and
+// O(|count|) memory.
 func (d *DB) ZRandMember(key []byte, count int64) ([]ScoreMember, error) {
 	unlock := d.lock(key)
 	defer unlock()
 	ks, err := d.loadZSet(key)
 	if err != nil || !ks.live || count == 0 {
+		return nil, err
+	}
+	if err := checkRandCount(count); err != nil {
 		return nil, err
 	}
 	n := int64(ks.m.Size)
