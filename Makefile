@@ -19,7 +19,7 @@ BENCHTIME ?= 1s
 # Benchmarks that build a million-element key per iteration run a fixed count.
 HEAVY     := BenchmarkDel$$|BenchmarkReclaimAfterDel$$|BenchmarkDelHash$$|BenchmarkDelZSet$$|BenchmarkDelList$$|BenchmarkDelSet$$
 HEAVYTIME ?= 3x
-FUZZ      := metadata:FuzzDecodeMeta metadata:FuzzDecodeBook metadata:FuzzDecodeExpireKey metadata:FuzzDecodeMetaKey subkey:FuzzDecodeSubkey subkey:FuzzScoreOrder subkey:FuzzDecodeScoreKey server:FuzzRespGuard server:FuzzRespRequest server:FuzzRespBinaryArgs server/types:FuzzMatch server/types:FuzzParseNumbers server/types:FuzzParseRanges server/store:FuzzBatchRep
+FUZZ      := metadata:FuzzDecodeMeta metadata:FuzzDecodeBook metadata:FuzzDecodeExpireKey metadata:FuzzDecodeMetaKey subkey:FuzzDecodeSubkey subkey:FuzzScoreOrder subkey:FuzzDecodeScoreKey server:FuzzRespGuard server:FuzzRespRequest server:FuzzRespBinaryArgs server/types:FuzzMatch server/types:FuzzParseNumbers server/types:FuzzParseRanges server/store:FuzzBatchRep server:FuzzCommands
 PKGS_RUN  := librocksdb-dev build-essential redis-tools
 # The e2e tests also drive real Redis and the redis-py and ioredis clients.
 PKGS_TEST := $(PKGS_RUN) redis-server python3-redis nodejs npm
@@ -90,7 +90,7 @@ test: lint unit e2e
 
 fuzz: deps
 	@for t in $(FUZZ); do \
-	  $(GO) test -tags '$(BUILDTAGS)' ./$${t%%:*} -run '^$$' -fuzz "^$${t##*:}$$" -fuzztime $(FUZZTIME) || exit 1; \
+	  $(GO) test -tags '$(strip $(TAGS) $(BUILDTAGS))' ./$${t%%:*} -run '^$$' -fuzz "^$${t##*:}$$" -fuzztime $(FUZZTIME) || exit 1; \
 	done
 
 # soak runs the long, bounded tests that `make test` skips: 100 clients of

@@ -20,3 +20,15 @@ func (d *DB) DebugPanic(key []byte) error {
 		panic("debug panic: injected by DEBUG PANIC")
 	})
 }
+
+// CheckInvariants, with the invariants build tag, panics when key's
+// records disagree with its metadata, as each write checks the keys it
+// wrote; without the tag it does nothing. The command fuzzer sweeps every
+// key with it, to catch a command that writes without checking.
+func (d *DB) CheckInvariants(key []byte) {
+	unlock := d.lock(key)
+	defer unlock()
+	d.checkSize(key)
+	d.checkList(key)
+	d.checkZSet(key)
+}
