@@ -31,9 +31,14 @@ type Client struct {
 	ctx Ctx
 
 	// Touched only by the connection's own goroutine.
-	closeAfterReply bool          // CLIENT KILL of itself
-	skipSetNow      bool          // this command is CLIENT REPLY SKIP
-	pipe            pipelineGroup // pipelined commands sharing one write (pipeline.go)
+	closeAfterReply bool // CLIENT KILL of itself
+	// afterCommand, when set, runs once the connection's goroutine is done
+	// with the running command: MONITOR starts the goroutines that take the
+	// connection over then, and not while the dispatcher still records the
+	// MONITOR itself.
+	afterCommand func()
+	skipSetNow   bool          // this command is CLIENT REPLY SKIP
+	pipe         pipelineGroup // pipelined commands sharing one write (pipeline.go)
 
 	mu      sync.Mutex
 	name    string
@@ -43,6 +48,13 @@ type Client struct {
 	libName string // CLIENT SETINFO
 	libVer  string
 	monitor bool // in MONITOR mode (monitor.go)
+}
+
+func (c *Client) runAfterCommand() {
+	if fn := c.afterCommand; fn != nil {
+		c.afterCommand = nil
+		fn()
+	}
 }
 
 func (c *Client) currentDB() *types.DB {

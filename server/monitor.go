@@ -66,7 +66,8 @@ func cmdMonitor(c *Ctx, _ [][]byte) error {
 	if nc := m.conn.NetConn(); nc != nil {
 		_ = nc.SetReadDeadline(time.Time{}) // monitors never time out
 	}
-	c.Srv.monitors.add(m)
+	s := c.Srv
+	c.Client.afterCommand = func() { s.monitors.add(m) }
 	return nil
 }
 
@@ -131,7 +132,9 @@ func (m *monitor) read(ms *monitorSet) {
 	}
 	ms.remove(m)
 	close(m.stop)
+	m.wmu.Lock() // Close flushes, as write may be doing
 	m.conn.Close()
+	m.wmu.Unlock()
 	m.s.dropClient(m.cl)
 }
 

@@ -265,6 +265,7 @@ func (s *Server) handle(conn redcon.Conn, rc redcon.Command) {
 	}
 	s.inflight.Add(1)
 	defer s.inflight.Add(-1)
+	defer c.runAfterCommand()
 	// Last of all: a group open at the end of redcon's batch, or left by a
 	// command cut short, is written before the replies can leave.
 	defer s.settleGroup(c, conn)
