@@ -23,7 +23,7 @@ func (d *DB) subValues(ks *keyState, subs [][]byte) ([][]byte, []bool, error) {
 	for i, s := range subs {
 		skeys[i] = ks.skey(s)
 	}
-	return d.st.MultiGet(store.CFSubkey, skeys)
+	return d.rd.MultiGet(store.CFSubkey, skeys)
 }
 
 // HSet is HSET and HMSET; pairs alternate field, value. It returns the
@@ -81,7 +81,7 @@ func (d *DB) HSetNX(key, field, val []byte) (bool, error) {
 		return false, err
 	}
 	if ks.live {
-		_, ok, err := d.st.Get(store.CFSubkey, ks.skey(field))
+		_, ok, err := d.rd.Get(store.CFSubkey, ks.skey(field))
 		if err != nil || ok {
 			return false, err
 		}
@@ -109,7 +109,7 @@ func (d *DB) HGet(key, field []byte) ([]byte, bool, error) {
 	if err != nil || !ks.live {
 		return nil, false, err
 	}
-	return d.st.Get(store.CFSubkey, ks.skey(field))
+	return d.rd.Get(store.CFSubkey, ks.skey(field))
 }
 
 // HMGet is HMGET: a nil entry for each missing field.
@@ -140,11 +140,13 @@ func (d *DB) HVals(key []byte) ([][]byte, error) { return d.hashList(key, false,
 
 func (d *DB) hashList(key []byte, fields, vals bool) ([][]byte, error) {
 	unlock := d.lock(key)
-	defer unlock()
+	defer func() { unlock() }()
 	ks, err := d.loadHash(key)
 	if err != nil || !ks.live {
 		return nil, err
 	}
+	d, done := d.walkView(ks.m.Size, &unlock)
+	defer done()
 	out := make([][]byte, 0, ks.m.Size*2)
 	err = d.iterSub(ks.m.UID, func(f, v []byte) bool {
 		if fields {
@@ -230,7 +232,7 @@ func (d *DB) hashModify(key, field []byte, fn func(old []byte, exists bool) ([]b
 	var old []byte
 	var exists bool
 	if ks.live {
-		if old, exists, err = d.st.Get(store.CFSubkey, ks.skey(field)); err != nil {
+		if old, exists, err = d.rd.Get(store.CFSubkey, ks.skey(field)); err != nil {
 			return nil, err
 		}
 	}
@@ -358,11 +360,13 @@ func (d *DB) shuffledHash(ks *keyState, withValues bool) ([][]byte, error) {
 // all), as field, value pairs, and the next cursor (0 when done).
 func (d *DB) HScan(key []byte, cursor uint64, match []byte, count int) (uint64, [][]byte, error) {
 	unlock := d.lock(key)
-	defer unlock()
+	defer func() { unlock() }()
 	ks, err := d.loadHash(key)
 	if err != nil || !ks.live {
 		return 0, nil, err
 	}
+	d, done := d.walkView(min(uint64(max(count, 1)), ks.m.Size), &unlock)
+	defer done()
 	var out [][]byte
 	next, err := d.scanSub(ks.m.UID, cursor, match, count, func(f, v []byte) error {
 		out = append(out, append([]byte{}, f...), append([]byte{}, v...))

@@ -243,7 +243,7 @@ func (d *DB) Copy(src []byte, to *DB, dst []byte, replace bool) (bool, error) {
 func (d *DB) copySubs(b *store.Batch, from, to uint64) error {
 	lower, upper := subkey.AppendPrefix(nil, from), subkey.AppendUpperBound(nil, from)
 	for _, cf := range []store.CF{store.CFSubkey, store.CFScore} {
-		err := d.st.Iterate(cf, lower, upper, false, func(k, v []byte) bool {
+		err := d.rd.Iterate(cf, lower, upper, false, func(k, v []byte) bool {
 			nk := subkey.AppendPrefix(nil, to)
 			b.Put(cf, append(nk, k[8:]...), v)
 			return true
@@ -332,7 +332,7 @@ func (d *DB) forEachKey(after []byte, fn func(mkey, key []byte, m metadata.Meta)
 	}
 	now := d.e.now()
 	var ierr error
-	err := d.st.Iterate(store.CFMeta, lower, upper, false, func(mk, v []byte) bool {
+	err := d.rd.Iterate(store.CFMeta, lower, upper, false, func(mk, v []byte) bool {
 		_, key, err := metadata.DecodeMetaKey(mk)
 		if err != nil {
 			ierr = err

@@ -153,7 +153,7 @@ func (d *DB) SIsMember(key, member []byte) (bool, error) {
 	if err != nil || !ks.live {
 		return false, err
 	}
-	_, ok, err := d.st.Get(store.CFSubkey, ks.skey(member))
+	_, ok, err := d.rd.Get(store.CFSubkey, ks.skey(member))
 	return ok, err
 }
 
@@ -175,11 +175,13 @@ func (d *DB) SMIsMember(key []byte, members [][]byte) ([]bool, error) {
 // SMembers is SMEMBERS, in byte order.
 func (d *DB) SMembers(key []byte) ([][]byte, error) {
 	unlock := d.lock(key)
-	defer unlock()
+	defer func() { unlock() }()
 	ks, err := d.loadSet(key)
 	if err != nil || !ks.live {
 		return nil, err
 	}
+	d, done := d.walkView(ks.m.Size, &unlock)
+	defer done()
 	return d.setMembers(ks)
 }
 
@@ -295,13 +297,13 @@ func (d *DB) SMove(src, dst, member []byte) (bool, error) {
 	if ks.m.Type != metadata.TypeSet || (kd.live && kd.m.Type != metadata.TypeSet) {
 		return false, ErrWrongType
 	}
-	_, ok, err := d.st.Get(store.CFSubkey, ks.skey(member))
+	_, ok, err := d.rd.Get(store.CFSubkey, ks.skey(member))
 	if err != nil || !ok || bytes.Equal(src, dst) {
 		return ok, err
 	}
 	inDst := false
 	if kd.live {
-		if _, inDst, err = d.st.Get(store.CFSubkey, kd.skey(member)); err != nil {
+		if _, inDst, err = d.rd.Get(store.CFSubkey, kd.skey(member)); err != nil {
 			return false, err
 		}
 	}
@@ -541,12 +543,26 @@ type setOpFunc func(d *DB, sets []*keyState) ([][]byte, error)
 // another type is ErrWrongType.
 func (d *DB) setOpRead(op setOpFunc, keys [][]byte) ([][]byte, error) {
 	unlock := d.lock(keys...)
-	defer unlock()
+	defer func() { unlock() }()
 	sets, err := d.loadSets(keys)
 	if err != nil {
 		return nil, err
 	}
+	d, done := d.walkView(totalSize(sets), &unlock)
+	defer done()
 	return op(d, sets)
+}
+
+// totalSize is the number of elements of the live keys of kss (nil
+// entries are missing keys).
+func totalSize(kss []*keyState) uint64 {
+	var n uint64
+	for _, ks := range kss {
+		if ks != nil {
+			n += ks.m.Size
+		}
+	}
+	return n
 }
 
 // setOpStore runs op over keys and stores the result in dst, whatever dst
@@ -614,11 +630,13 @@ func (d *DB) SDiffStore(dst []byte, keys [][]byte) (int64, error) {
 // further than limit (0 = no limit).
 func (d *DB) SInterCard(keys [][]byte, limit int64) (int64, error) {
 	unlock := d.lock(keys...)
-	defer unlock()
+	defer func() { unlock() }()
 	sets, err := d.loadSets(keys)
 	if err != nil {
 		return 0, err
 	}
+	d, done := d.walkView(totalSize(sets), &unlock)
+	defer done()
 	var n int64
 	err = d.interEach(sets, func([]byte) bool {
 		n++
@@ -631,11 +649,13 @@ func (d *DB) SInterCard(keys [][]byte, limit int64) (int64, error) {
 // all), and the next cursor (0 when done).
 func (d *DB) SScan(key []byte, cursor uint64, match []byte, count int) (uint64, [][]byte, error) {
 	unlock := d.lock(key)
-	defer unlock()
+	defer func() { unlock() }()
 	ks, err := d.loadSet(key)
 	if err != nil || !ks.live {
 		return 0, nil, err
 	}
+	d, done := d.walkView(min(uint64(max(count, 1)), ks.m.Size), &unlock)
+	defer done()
 	var out [][]byte
 	next, err := d.scanSub(ks.m.UID, cursor, match, count, func(m, _ []byte) error {
 		out = append(out, append([]byte{}, m...))
@@ -660,7 +680,7 @@ func (d *DB) scanSub(uid, cursor uint64, match []byte, count int, emit func(sub,
 	var emitErr error
 	examined := 0
 	done := true
-	err := d.st.Iterate(store.CFSubkey, lower, subkey.AppendUpperBound(nil, uid), false, func(k, v []byte) bool {
+	err := d.rd.Iterate(store.CFSubkey, lower, subkey.AppendUpperBound(nil, uid), false, func(k, v []byte) bool {
 		if examined == count {
 			done = false
 			return false

@@ -324,7 +324,7 @@ func newRand() *rand.Rand {
 // end when reverse is set, in iteration order.
 func (d *DB) edgeMembers(uid uint64, n int, reverse bool) ([][]byte, error) {
 	out := make([][]byte, 0, n)
-	err := d.st.Iterate(store.CFSubkey, subkey.AppendPrefix(nil, uid), subkey.AppendUpperBound(nil, uid), reverse,
+	err := d.rd.Iterate(store.CFSubkey, subkey.AppendPrefix(nil, uid), subkey.AppendUpperBound(nil, uid), reverse,
 		func(k, _ []byte) bool {
 			out = append(out, append([]byte{}, k[8:]...))
 			return len(out) < n
@@ -357,14 +357,14 @@ func (d *DB) setSeeker(uid uint64, first, last []byte) seekFunc {
 	var at []byte
 	return func(point []byte) (pred, m []byte, err error) {
 		at = subkey.AppendKey(at[:0], uid, point)
-		err = d.st.Iterate(store.CFSubkey, at, upper, false, func(k, _ []byte) bool {
+		err = d.rd.Iterate(store.CFSubkey, at, upper, false, func(k, _ []byte) bool {
 			m = append([]byte{}, k[8:]...)
 			return false
 		})
 		if err != nil {
 			return nil, nil, err
 		}
-		err = d.st.Iterate(store.CFSubkey, lower, at, true, func(k, _ []byte) bool {
+		err = d.rd.Iterate(store.CFSubkey, lower, at, true, func(k, _ []byte) bool {
 			pred = append([]byte{}, k[8:]...)
 			return false
 		})

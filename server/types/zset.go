@@ -294,11 +294,13 @@ func (d *DB) zremove(b *store.Batch, ks *keyState, elems []ScoreMember) {
 // all), in member order, and the next cursor (0 when done).
 func (d *DB) ZScan(key []byte, cursor uint64, match []byte, count int) (uint64, []ScoreMember, error) {
 	unlock := d.lock(key)
-	defer unlock()
+	defer func() { unlock() }()
 	ks, err := d.loadZSet(key)
 	if err != nil || !ks.live {
 		return 0, nil, err
 	}
+	d, done := d.walkView(min(uint64(max(count, 1)), ks.m.Size), &unlock)
+	defer done()
 	var out []ScoreMember
 	next, err := d.scanSub(ks.m.UID, cursor, match, count, func(m, v []byte) error {
 		score, err := subkey.DecodeZSetValue(v)

@@ -47,7 +47,7 @@ func (d *DB) scoreIter(uid uint64, lower, upper []byte, rev bool, fn func(member
 		return nil
 	}
 	var derr error
-	err := d.st.Iterate(store.CFScore, lower, upper, rev, func(k, _ []byte) bool {
+	err := d.rd.Iterate(store.CFScore, lower, upper, rev, func(k, _ []byte) bool {
 		_, score, member, err := subkey.DecodeScoreKey(k)
 		if err != nil {
 			derr = fmt.Errorf("zset uid %d: %w", uid, err)
@@ -268,11 +268,13 @@ func (d *DB) walkLex(uid uint64, sp ZRangeSpec, fn func([]byte, float64) bool) e
 // order.
 func (d *DB) ZRange(key []byte, sp ZRangeSpec) ([]ScoreMember, error) {
 	unlock := d.lock(key)
-	defer unlock()
+	defer func() { unlock() }()
 	ks, err := d.loadZSet(key)
 	if err != nil || !ks.live {
 		return nil, err
 	}
+	d, done := d.walkView(ks.m.Size, &unlock)
+	defer done()
 	var out []ScoreMember
 	err = d.zwalk(ks, sp, func(m []byte, s float64) bool {
 		out = append(out, ScoreMember{append([]byte{}, m...), s})

@@ -215,13 +215,10 @@ func zbySize(srcs []zsrc) {
 	slices.SortStableFunc(srcs, func(a, b zsrc) int { return cmp.Compare(a.size(), b.size()) })
 }
 
-// zsetOp computes spec with the input keys locked. The result's order is
-// unspecified.
-func (d *DB) zsetOp(spec ZSetOpSpec) ([]ScoreMember, error) {
-	srcs, err := d.loadSources(spec.Keys, spec.Weights)
-	if err != nil {
-		return nil, err
-	}
+// zsetOp computes spec over its sources, loaded with the input keys
+// locked. The result's order is unspecified.
+func (d *DB) zsetOp(spec ZSetOpSpec, srcs []zsrc) ([]ScoreMember, error) {
+	var err error
 	var out []ScoreMember
 	switch spec.Op {
 	case OpUnion:
@@ -292,10 +289,25 @@ func sortZSet(elems []ScoreMember) {
 // ZSetOp is ZUNION, ZINTER and ZDIFF: the result in zset order.
 func (d *DB) ZSetOp(spec ZSetOpSpec) ([]ScoreMember, error) {
 	unlock := d.lock(spec.Keys...)
-	defer unlock()
-	out, err := d.zsetOp(spec)
+	defer func() { unlock() }()
+	srcs, err := d.loadSources(spec.Keys, spec.Weights)
+	if err != nil {
+		return nil, err
+	}
+	d, done := d.walkView(srcsSize(srcs), &unlock)
+	defer done()
+	out, err := d.zsetOp(spec, srcs)
 	sortZSet(out)
 	return out, err
+}
+
+// srcsSize is the number of elements of srcs.
+func srcsSize(srcs []zsrc) uint64 {
+	var n uint64
+	for _, src := range srcs {
+		n += src.size()
+	}
+	return n
 }
 
 // ZSetOpStore is ZUNIONSTORE, ZINTERSTORE and ZDIFFSTORE: it replaces dst
@@ -304,7 +316,11 @@ func (d *DB) ZSetOp(spec ZSetOpSpec) ([]ScoreMember, error) {
 func (d *DB) ZSetOpStore(dst []byte, spec ZSetOpSpec) (int64, error) {
 	unlock := d.lock(append([][]byte{dst}, spec.Keys...)...)
 	defer unlock()
-	out, err := d.zsetOp(spec)
+	srcs, err := d.loadSources(spec.Keys, spec.Weights)
+	if err != nil {
+		return 0, err
+	}
+	out, err := d.zsetOp(spec, srcs)
 	if err != nil {
 		return 0, err
 	}
@@ -315,11 +331,13 @@ func (d *DB) ZSetOpStore(dst []byte, spec ZSetOpSpec) (int64, error) {
 // stopped at limit when limit > 0.
 func (d *DB) ZInterCard(keys [][]byte, limit int64) (int64, error) {
 	unlock := d.lock(keys...)
-	defer unlock()
+	defer func() { unlock() }()
 	srcs, err := d.loadSources(keys, nil)
 	if err != nil {
 		return 0, err
 	}
+	d, done := d.walkView(srcsSize(srcs), &unlock)
+	defer done()
 	zbySize(srcs)
 	if srcs[0].size() == 0 {
 		return 0, nil
