@@ -292,7 +292,7 @@ func (d *DB) HIncrByFloat(key, field []byte, incr *big.Float) ([]byte, error) {
 // random seeks (see set_sample.go) rather than by reading the whole hash.
 func (d *DB) HRandField(key []byte, count int64, withValues bool) ([][]byte, error) {
 	unlock := d.lock(key)
-	defer unlock()
+	defer func() { unlock() }()
 	ks, err := d.loadHash(key)
 	if err != nil || !ks.live || count == 0 {
 		return nil, err
@@ -300,6 +300,8 @@ func (d *DB) HRandField(key []byte, count int64, withValues bool) ([][]byte, err
 	if err := checkRandCount(count); err != nil {
 		return nil, err
 	}
+	d, done := d.walkView(randWalk(count, ks.m.Size), &unlock)
+	defer done()
 	if count > 0 && uint64(count) >= ks.m.Size {
 		return d.shuffledHash(ks, withValues)
 	}

@@ -191,7 +191,7 @@ func (d *DB) SMembers(key []byte) ([][]byte, error) {
 // count it draws by random seeks (see set_sample.go).
 func (d *DB) SRandMember(key []byte, count int64) ([][]byte, error) {
 	unlock := d.lock(key)
-	defer unlock()
+	defer func() { unlock() }()
 	ks, err := d.loadSet(key)
 	if err != nil || !ks.live || count == 0 {
 		return nil, err
@@ -199,6 +199,8 @@ func (d *DB) SRandMember(key []byte, count int64) ([][]byte, error) {
 	if err := checkRandCount(count); err != nil {
 		return nil, err
 	}
+	d, done := d.walkView(randWalk(count, ks.m.Size), &unlock)
+	defer done()
 	switch {
 	case count < 0:
 		return d.randomMembers(ks, uint64(-count), true)

@@ -305,6 +305,15 @@ const MaxRandCount = 1 << 24
 // streaming.
 var ErrRandCount = errors.New("random count out of range")
 
+// randWalk is about how many records a draw of count members from size
+// reads: at most the whole key, or |count| seeks.
+func randWalk(count int64, size uint64) uint64 {
+	if count < 0 {
+		return uint64(-count)
+	}
+	return min(uint64(count), size)
+}
+
 // checkRandCount returns ErrRandCount for a negative count beyond
 // MaxRandCount.
 func checkRandCount(count int64) error {

@@ -58,7 +58,7 @@ func (d *DB) zpop(keys [][]byte, max bool, count int64) ([]byte, []ScoreMember, 
 // O(|count|) memory.
 func (d *DB) ZRandMember(key []byte, count int64) ([]ScoreMember, error) {
 	unlock := d.lock(key)
-	defer unlock()
+	defer func() { unlock() }()
 	ks, err := d.loadZSet(key)
 	if err != nil || !ks.live || count == 0 {
 		return nil, err
@@ -66,6 +66,8 @@ func (d *DB) ZRandMember(key []byte, count int64) ([]ScoreMember, error) {
 	if err := checkRandCount(count); err != nil {
 		return nil, err
 	}
+	d, done := d.walkView(randWalk(count, ks.m.Size), &unlock)
+	defer done()
 	n := int64(ks.m.Size)
 	if count >= n {
 		return d.zwalkAll(ks)
