@@ -261,7 +261,7 @@ func (f *cmdFuzzer) restoreConfig() {
 	s.configMu.Lock()
 	defer s.configMu.Unlock()
 	cur := s.config()
-	_ = s.applyRocksDB(&cur.RocksDB, &f.orig.RocksDB)
+	_ = s.st.ApplyOptions(cur.RocksDB, f.orig.RocksDB)
 	s.mu.Lock()
 	s.cfg = f.orig
 	s.mu.Unlock()

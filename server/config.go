@@ -9,12 +9,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/shaledb/shale/conf"
-	"github.com/shaledb/shale/server/store"
 	"github.com/shaledb/shale/server/types"
 )
 
@@ -23,10 +23,10 @@ import (
 // configParams is the one table of parameters. A parameter has Redis's name
 // where Redis has one (port, maxclients, loglevel...) and otherwise the TOML
 // "section.key" (rocksdb.write_buffer_bytes). CONFIG SET parses values into
-// a copy of the config, runs conf's Validate on the copy, applies the
-// RocksDB options (the only step that can fail), makes the copy current
-// under s.mu, then pushes the other changes (applyConfig). A parameter
-// without set cannot change at runtime.
+// a copy of the config, runs conf's Validate on the copy, has the store
+// apply the RocksDB options (the only step that can fail), makes the copy
+// current under s.mu, then pushes the other changes (applyConfig). A
+// parameter without set cannot change at runtime.
 
 const errRocksRejected = "RocksDB rejected the new options (see the server log)"
 
@@ -536,8 +536,8 @@ func cmdConfigSet(c *Ctx, args [][]byte) error {
 		}
 		return errConfigSet(blame, strings.Join(problems, "; "))
 	}
-	if err := s.applyRocksDB(&cur.RocksDB, &next.RocksDB); err != nil {
-		return errConfigSet(changes[0].arg, err.Error())
+	if err := s.st.ApplyOptions(cur.RocksDB, next.RocksDB); err != nil {
+		return errConfigSet(changes[0].arg, errRocksRejected) // the store logged why
 	}
 	s.mu.Lock()
 	s.cfg = next
@@ -553,7 +553,7 @@ func cmdConfigSet(c *Ctx, args [][]byte) error {
 }
 
 // applyConfig pushes the differences between old and next, other than
-// RocksDB's (applyRocksDB), to the running server. requirepass, maxclients,
+// RocksDB's (the store's ApplyOptions), to the running server. requirepass, maxclients,
 // timeout, tcp-keepalive and storage.backup_dir need nothing: they are read
 // from s.cfg when used.
 func (s *Server) applyConfig(old, next *conf.Config) {
@@ -583,89 +583,6 @@ func (s *Server) applyConfig(old, next *conf.Config) {
 	}
 }
 
-// applyRocksDB sets, per column family, the options RocksDB can change at
-// runtime whose effective value differs. One SetOptions call per column
-// family keeps the level-0 triggers consistent (RocksDB asserts on their
-// order). If RocksDB refuses a column family, the ones already changed are
-// set back.
-func (s *Server) applyRocksDB(old, next *conf.RocksDB) error {
-	var done []store.CF
-	for _, cf := range store.AllCFs() {
-		keys, vals := optionDiff(mutableCFOptions(old, cf), mutableCFOptions(next, cf))
-		if len(keys) == 0 {
-			continue
-		}
-		if err := s.st.SetCFOptions(cf, keys, vals); err != nil {
-			s.log.Error().Err(err).Str("cf", cf.String()).Strs("options", keys).Msg("rocksdb refused options")
-			for _, d := range done {
-				k, v := optionDiff(mutableCFOptions(next, d), mutableCFOptions(old, d))
-				if err := s.st.SetCFOptions(d, k, v); err != nil {
-					s.log.Error().Err(err).Str("cf", d.String()).Msg("rocksdb options rollback failed")
-				}
-			}
-			return errors.New(errRocksRejected)
-		}
-		done = append(done, cf)
-		s.log.Info().Str("cf", cf.String()).Strs("options", keys).Strs("values", vals).Msg("rocksdb options changed")
-	}
-	return nil
-}
-
-// rocksOption is one RocksDB option as SetOptions names it.
-type rocksOption struct{ name, value string }
-
-// mutableCFOptions are the runtime-settable RocksDB options of cf under r,
-// resolved as server/store resolves them at open.
-func mutableCFOptions(r *conf.RocksDB, cf store.CF) []rocksOption {
-	e := store.EffectiveOptions(*r, cf)
-	return []rocksOption{
-		{"write_buffer_size", strconv.FormatInt(int64(e.WriteBufferBytes), 10)},
-		{"max_write_buffer_number", strconv.Itoa(e.MaxWriteBufferNumber)},
-		{"target_file_size_base", strconv.FormatInt(int64(e.TargetFileSizeBytes), 10)},
-		{"max_bytes_for_level_base", strconv.FormatInt(int64(e.MaxBytesForLevelBase), 10)},
-		{"level0_file_num_compaction_trigger", strconv.Itoa(r.Level0FileNumCompactionTrigger)},
-		{"level0_slowdown_writes_trigger", strconv.Itoa(r.Level0SlowdownWritesTrigger)},
-		{"level0_stop_writes_trigger", strconv.Itoa(r.Level0StopWritesTrigger)},
-		{"disable_auto_compactions", strconv.FormatBool(r.DisableAutoCompactions)},
-		{"soft_pending_compaction_bytes_limit", strconv.FormatInt(int64(r.SoftPendingCompactionBytesLimit), 10)},
-		{"hard_pending_compaction_bytes_limit", strconv.FormatInt(int64(r.HardPendingCompactionBytesLimit), 10)},
-		{"compression_per_level", compressionPerLevel(e.Compression)},
-	}
-}
-
-// rocksCompression maps conf's compression names to RocksDB's option names.
-var rocksCompression = map[string]string{
-	"no":     "kNoCompression",
-	"snappy": "kSnappyCompression",
-	"zlib":   "kZlibCompression",
-	"lz4":    "kLZ4Compression",
-	"lz4hc":  "kLZ4HCCompression",
-	"zstd":   "kZSTD",
-}
-
-// compressionPerLevel expands a per-level list to RocksDB's 7 levels, the
-// last entry repeating, as server/store does at open.
-func compressionPerLevel(names []string) string {
-	if len(names) == 0 {
-		names = []string{"no"}
-	}
-	levels := make([]string, 7)
-	for i := range levels {
-		levels[i] = rocksCompression[names[min(i, len(names)-1)]]
-	}
-	return strings.Join(levels, ":")
-}
-
-func optionDiff(old, next []rocksOption) (keys, vals []string) {
-	for i := range next {
-		if next[i] != old[i] {
-			keys = append(keys, next[i].name)
-			vals = append(vals, next[i].value)
-		}
-	}
-	return keys, vals
-}
-
 // CONFIG RESETSTAT: zeroes the counters of INFO stats, commandstats and
 // errorstats, as Redis does. The slow log, the rocksdb and reclaim sections
 // and the states (clients, keys) stay.
@@ -691,11 +608,45 @@ func cmdConfigRewrite(c *Ctx, _ [][]byte) error {
 	}
 	if err := rewriteConfigFile(path, cfg); err != nil {
 		s.log.Error().Err(err).Str("file", path).Msg("config rewrite failed")
-		return replyError("ERR Rewriting config file: " + sanitize(err.Error()))
+		return rewriteFailed(err)
 	}
 	s.log.Info().Str("file", path).Msg("config rewritten")
 	c.ok()
 	return nil
+}
+
+// uneditableConfig is conf.Rewrite's refusal of a file it cannot edit.
+type uneditableConfig struct{ err error }
+
+func (e uneditableConfig) Error() string { return e.err.Error() }
+func (e uneditableConfig) Unwrap() error { return e.err }
+
+// rewriteFailed is CONFIG REWRITE's reply to err, Redis's "Rewriting config
+// file: <strerror>". An OS error gives the C library's text for its errno
+// ("Permission denied"), without the path and the Go call it names. A file
+// the editor refuses gives the editor's reason, which is about the file's
+// text; any other failure gives EIO's text. The log has err in full.
+func rewriteFailed(err error) replyError {
+	const prefix = "ERR Rewriting config file: "
+	var errno syscall.Errno
+	var uneditable uneditableConfig
+	switch {
+	case errors.As(err, &errno):
+		return replyError(prefix + strerror(errno))
+	case errors.As(err, &uneditable):
+		return replyError(prefix + sanitize(uneditable.Error()))
+	}
+	return replyError(prefix + strerror(syscall.EIO))
+}
+
+// strerror is the C library's message for errno, as Redis prints it: Go's
+// own texts are glibc's with the first letter in lower case.
+func strerror(errno syscall.Errno) string {
+	text := errno.Error()
+	if text == "" || text[0] < 'a' || text[0] > 'z' {
+		return text
+	}
+	return string(text[0]-'a'+'A') + text[1:]
 }
 
 func rewriteConfigFile(path string, cfg conf.Config) error {
@@ -705,7 +656,7 @@ func rewriteConfigFile(path string, cfg conf.Config) error {
 	}
 	out, err := conf.Rewrite(src, cfg)
 	if err != nil {
-		return err
+		return uneditableConfig{err}
 	}
 	mode := os.FileMode(0o644)
 	if fi, err := os.Stat(path); err == nil {

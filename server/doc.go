@@ -11,4 +11,17 @@
 //     both, from the table and from the returned error.
 //   - A handler either writes exactly one reply and returns nil, or writes
 //     nothing and returns an error.
+//
+// RocksDB stays behind server/store: outside its tests, this package names
+// no RocksDB option or property; it reads the store's figures as typed
+// values (MemoryStats, DBStats, CFStats, GCStats) and changes RocksDB's
+// options with the store's ApplyOptions.
+//
+// Pinned internals: bufferedLen (output.go) reads the reply buffer's length
+// out of redcon's Writer (v1.6.2) through unsafe, by mirroring its private
+// fields in writerMirror; writerLayoutMatches compares the two layouts at
+// start-up and falls back to Writer.Buffer when they differ, and
+// TestBufferedLen fails then, so whoever upgrades redcon updates the
+// mirror. server/store/doc.go lists the store's (grocksdb's Iterator, the
+// WriteBatch encoding, the text of RocksDB's stall statistics).
 package server

@@ -13,7 +13,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/shaledb/shale/conf"
 	"github.com/shaledb/shale/server/store"
 )
 
@@ -186,52 +185,22 @@ func infoClients(s *Server, w *infoWriter) {
 	w.int("tracking_clients", 0)
 }
 
-// memTotals sums RocksDB's memory that INFO reports: the memtables and the
-// table readers (indexes and filters outside the block cache) of every
-// column family, and the column families' own block caches.
-func memTotals(st *store.Store, cfg *conf.Config) (memtables, readers, ownCaches uint64) {
-	for _, cf := range store.AllCFs() {
-		memtables += propUint(st, cf, "rocksdb.cur-size-all-mem-tables")
-		readers += propUint(st, cf, "rocksdb.estimate-table-readers-mem")
-		if ownBlockCache(cfg, cf) {
-			ownCaches += propUint(st, cf, "rocksdb.block-cache-usage")
-		}
-	}
-	return memtables, readers, ownCaches
-}
-
-// ownBlockCache reports whether cf has its own block cache rather than the
-// shared one ([rocksdb.metadata] or [rocksdb.subkey] block_cache_bytes).
-func ownBlockCache(cfg *conf.Config, cf store.CF) bool {
-	switch cf {
-	case store.CFMeta:
-		return cfg.RocksDB.Metadata.BlockCacheBytes != nil
-	case store.CFSubkey, store.CFScore:
-		return cfg.RocksDB.Subkey.BlockCacheBytes != nil
-	}
-	return false
-}
-
 // memoryFigures is what INFO memory and /metrics report about memory.
 type memoryFigures struct {
-	used                         uint64 // the sum of the next four
-	goHeapInuse, goSys           uint64
-	blockCache, memtables, tabRd uint64
+	used               uint64 // the Go heap in use plus RocksDB's memory
+	goHeapInuse, goSys uint64
+	rocks              store.MemoryStats
 }
 
 func (s *Server) memory() memoryFigures {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	cfg := s.config()
-	cacheUsage, _ := s.st.BlockCacheUsage()
-	memtables, readers, ownCaches := memTotals(s.st, &cfg)
+	r := s.st.MemoryStats()
 	return memoryFigures{
-		used:        ms.HeapInuse + cacheUsage + ownCaches + memtables + readers,
+		used:        ms.HeapInuse + r.BlockCache + r.Memtables + r.TableReaders,
 		goHeapInuse: ms.HeapInuse,
 		goSys:       ms.Sys,
-		blockCache:  cacheUsage + ownCaches,
-		memtables:   memtables,
-		tabRd:       readers,
+		rocks:       r,
 	}
 }
 
@@ -246,9 +215,9 @@ func infoMemory(s *Server, w *infoWriter) {
 	}
 	w.uint("go_heap_inuse", m.goHeapInuse)
 	w.uint("go_sys", m.goSys)
-	w.uint("rocksdb_block_cache_usage", m.blockCache)
-	w.uint("rocksdb_memtables", m.memtables)
-	w.uint("rocksdb_table_readers", m.tabRd)
+	w.uint("rocksdb_block_cache_usage", m.rocks.BlockCache)
+	w.uint("rocksdb_memtables", m.rocks.Memtables)
+	w.uint("rocksdb_table_readers", m.rocks.TableReaders)
 	for _, c := range recordCaches {
 		cs := s.st.CacheStats(c.cf)
 		w.int(c.name+"_cache_bytes", cs.Bytes)
@@ -432,80 +401,34 @@ func infoKeyspace(s *Server, w *infoWriter) {
 	}
 }
 
-// cfFigures are one column family's figures, for INFO rocksdb and /metrics.
-type cfFigures struct {
-	cf                     store.CF
-	estimateKeys           uint64
-	sstBytes               uint64
-	memtableBytes          uint64
-	pendingCompactionBytes uint64
-	level0Files            uint64
-	stalls                 store.WriteStalls
-}
-
-// rocksFigures are the database-wide figures.
-type rocksFigures struct {
-	blockCacheUsage, blockCacheCapacity uint64
-	runningCompactions, runningFlushes  uint64
-	delayedWriteRate                    uint64
-	writeStopped                        bool
-	stallSeconds                        float64
-	cfs                                 []cfFigures
-}
-
-func (s *Server) rocksFigures() rocksFigures {
-	r := rocksFigures{
-		runningCompactions: propUint(s.st, store.CFDefault, "rocksdb.num-running-compactions"),
-		runningFlushes:     propUint(s.st, store.CFDefault, "rocksdb.num-running-flushes"),
-		delayedWriteRate:   propUint(s.st, store.CFDefault, "rocksdb.actual-delayed-write-rate"),
-		writeStopped:       propUint(s.st, store.CFDefault, "rocksdb.is-write-stopped") != 0,
-		stallSeconds:       s.st.WriteStallSeconds(),
-	}
-	r.blockCacheUsage, r.blockCacheCapacity = s.st.BlockCacheUsage()
-	for _, cf := range store.AllCFs() {
-		r.cfs = append(r.cfs, cfFigures{
-			cf:                     cf,
-			estimateKeys:           propUint(s.st, cf, "rocksdb.estimate-num-keys"),
-			sstBytes:               s.st.SSTBytes(cf),
-			memtableBytes:          propUint(s.st, cf, "rocksdb.cur-size-all-mem-tables"),
-			pendingCompactionBytes: propUint(s.st, cf, "rocksdb.estimate-pending-compaction-bytes"),
-			level0Files:            propUint(s.st, cf, "rocksdb.num-files-at-level0"),
-			stalls:                 s.st.WriteStalls(cf),
-		})
-	}
-	return r
-}
-
 func infoRocksDB(s *Server, w *infoWriter) {
-	r := s.rocksFigures()
-	w.uint("block_cache_usage", r.blockCacheUsage)
-	w.uint("block_cache_capacity", r.blockCacheCapacity)
+	db, cfs := s.st.DBStats(), s.st.CFStats()
+	w.uint("block_cache_usage", db.BlockCacheUsage)
+	w.uint("block_cache_capacity", db.BlockCacheCapacity)
 	var pending, stalls uint64
-	for _, f := range r.cfs {
-		pending += f.pendingCompactionBytes
-		stalls += f.stalls.Total()
+	for _, f := range cfs {
+		pending += f.PendingCompactionBytes
+		stalls += f.Stalls.Total()
 	}
 	w.uint("pending_compaction_bytes", pending)
-	w.uint("running_compactions", r.runningCompactions)
-	w.uint("running_flushes", r.runningFlushes)
-	w.uint("actual_delayed_write_rate", r.delayedWriteRate)
-	w.bool("is_write_stopped", r.writeStopped)
+	w.uint("running_compactions", db.RunningCompactions)
+	w.uint("running_flushes", db.RunningFlushes)
+	w.uint("actual_delayed_write_rate", db.DelayedWriteRate)
+	w.bool("is_write_stopped", db.WriteStopped)
 	w.uint("write_stalls", stalls)
-	w.str("write_stall_seconds", strconv.FormatFloat(r.stallSeconds, 'f', 3, 64))
-	for _, f := range r.cfs {
-		p := f.cf.String() + "_"
-		w.uint(p+"estimate_num_keys", f.estimateKeys)
-		w.uint(p+"sst_bytes", f.sstBytes)
-		w.uint(p+"memtable_bytes", f.memtableBytes)
-		w.uint(p+"pending_compaction_bytes", f.pendingCompactionBytes)
-		w.uint(p+"num_files_at_level0", f.level0Files)
-		st := f.stalls
-		w.str(p+"write_stalls", "level0_slowdown="+strconv.FormatUint(st.Level0Slowdown, 10)+
-			",level0_stop="+strconv.FormatUint(st.Level0Stop, 10)+
-			",pending_compaction_slowdown="+strconv.FormatUint(st.PendingCompactSlow, 10)+
-			",pending_compaction_stop="+strconv.FormatUint(st.PendingCompactStop, 10)+
-			",memtable_slowdown="+strconv.FormatUint(st.MemtableSlowdown, 10)+
-			",memtable_stop="+strconv.FormatUint(st.MemtableStop, 10))
+	w.str("write_stall_seconds", strconv.FormatFloat(db.StallSeconds, 'f', 3, 64))
+	for _, f := range cfs {
+		p := f.CF.String() + "_"
+		w.uint(p+"estimate_num_keys", f.EstimatedKeys)
+		w.uint(p+"sst_bytes", f.SSTBytes)
+		w.uint(p+"memtable_bytes", f.MemtableBytes)
+		w.uint(p+"pending_compaction_bytes", f.PendingCompactionBytes)
+		w.uint(p+"num_files_at_level0", f.Level0Files)
+		causes := make([]string, 0, 6)
+		for _, c := range stallCauses(f.Stalls) {
+			causes = append(causes, c.cause+"="+strconv.FormatUint(c.n, 10))
+		}
+		w.str(p+"write_stalls", strings.Join(causes, ","))
 	}
 }
 
@@ -515,8 +438,8 @@ func infoRocksDB(s *Server, w *infoWriter) {
 func infoReclaim(s *Server, w *infoWriter) {
 	gc := s.st.GCStats()
 	rs := s.st.ReclaimStats()
-	for i, kind := range reclaimKinds {
-		w.uint("reclaim_dropped_"+kind, gc.Dropped[i])
+	for _, d := range gc.Dropped {
+		w.uint("reclaim_dropped_"+d.CF.String(), d.Records)
 	}
 	w.uint("reclaim_dead_cache_hits", gc.CacheHits)
 	w.uint("reclaim_errors", gc.Errors)
@@ -525,10 +448,4 @@ func infoReclaim(s *Server, w *infoWriter) {
 	w.uint("reclaim_queue_overflows", rs.Overflows)
 	w.bool("reclaim_in_progress", rs.Running)
 	w.uint("reclaim_freed_bytes", rs.FreedBytes)
-}
-
-// propUint reads an integer RocksDB property; 0 when it is missing.
-func propUint(st *store.Store, cf store.CF, name string) uint64 {
-	n, _ := strconv.ParseUint(strings.TrimSpace(st.Property(cf, name)), 10, 64)
-	return n
 }

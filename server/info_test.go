@@ -9,8 +9,6 @@ import (
 	"testing"
 
 	"github.com/redis/go-redis/v9"
-
-	"github.com/shaledb/shale/compaction"
 )
 
 func TestInfoSections(t *testing.T) {
@@ -132,14 +130,6 @@ func headings(info string) string {
 		h = append(h, m[1])
 	}
 	return strings.Join(h, " ")
-}
-
-// TestInfoReclaimKinds pins the compaction.Kind order infoReclaim indexes
-// GCStats().Dropped by (server may not import compaction).
-func TestInfoReclaimKinds(t *testing.T) {
-	if compaction.KindSubkey != 0 || compaction.KindScore != 1 || compaction.KindBookkeeping != 2 {
-		t.Fatal("compaction.Kind order changed: update infoReclaim")
-	}
 }
 
 func TestBytesToHuman(t *testing.T) {

@@ -19,7 +19,7 @@ import (
 // Prometheus metrics at /metrics, on metrics.addr. The collector keeps no
 // counters of its own: at each scrape it reads the ones INFO reads (the
 // command, error and connection counters of stats.go, the keyspace
-// counters, RocksDB's properties, the reclaimer's counters), so the two
+// counters, the store's RocksDB figures, the reclaimer's counters), so the two
 // always agree. CONFIG RESETSTAT resets the command counters, which
 // Prometheus treats as a counter reset. docs/OPERATIONS.md lists every
 // metric.
@@ -198,37 +198,37 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	m := s.memory()
 	gauge(mUsedMemory, float64(m.used))
 	gauge(mMemory, float64(m.goHeapInuse), "go_heap")
-	gauge(mMemory, float64(m.blockCache), "block_cache")
-	gauge(mMemory, float64(m.memtables), "memtables")
-	gauge(mMemory, float64(m.tabRd), "table_readers")
+	gauge(mMemory, float64(m.rocks.BlockCache), "block_cache")
+	gauge(mMemory, float64(m.rocks.Memtables), "memtables")
+	gauge(mMemory, float64(m.rocks.TableReaders), "table_readers")
 
-	r := s.rocksFigures()
-	gauge(mCacheUsage, float64(r.blockCacheUsage))
-	gauge(mCacheCapacity, float64(r.blockCacheCapacity))
-	gauge(mRunningCompacts, float64(r.runningCompactions))
-	gauge(mRunningFlushes, float64(r.runningFlushes))
-	gauge(mDelayedRate, float64(r.delayedWriteRate))
+	db := s.st.DBStats()
+	gauge(mCacheUsage, float64(db.BlockCacheUsage))
+	gauge(mCacheCapacity, float64(db.BlockCacheCapacity))
+	gauge(mRunningCompacts, float64(db.RunningCompactions))
+	gauge(mRunningFlushes, float64(db.RunningFlushes))
+	gauge(mDelayedRate, float64(db.DelayedWriteRate))
 	stopped := 0.0
-	if r.writeStopped {
+	if db.WriteStopped {
 		stopped = 1
 	}
 	gauge(mWriteStopped, stopped)
-	counter(mStallSeconds, r.stallSeconds)
-	for _, f := range r.cfs {
-		cf := f.cf.String()
-		gauge(mCFSSTBytes, float64(f.sstBytes), cf)
-		gauge(mCFKeys, float64(f.estimateKeys), cf)
-		gauge(mCFMemtable, float64(f.memtableBytes), cf)
-		gauge(mCFPending, float64(f.pendingCompactionBytes), cf)
-		gauge(mCFLevel0, float64(f.level0Files), cf)
-		for _, cs := range stallCauses(f.stalls) {
+	counter(mStallSeconds, db.StallSeconds)
+	for _, f := range s.st.CFStats() {
+		cf := f.CF.String()
+		gauge(mCFSSTBytes, float64(f.SSTBytes), cf)
+		gauge(mCFKeys, float64(f.EstimatedKeys), cf)
+		gauge(mCFMemtable, float64(f.MemtableBytes), cf)
+		gauge(mCFPending, float64(f.PendingCompactionBytes), cf)
+		gauge(mCFLevel0, float64(f.Level0Files), cf)
+		for _, cs := range stallCauses(f.Stalls) {
 			counter(mCFStalls, float64(cs.n), cf, cs.cause)
 		}
 	}
 
 	gc, rs := s.st.GCStats(), s.st.ReclaimStats()
-	for i, kind := range reclaimKinds {
-		counter(mReclaimDropped, float64(gc.Dropped[i]), kind)
+	for _, d := range gc.Dropped {
+		counter(mReclaimDropped, float64(d.Records), d.CF.String())
 	}
 	counter(mReclaimCacheHits, float64(gc.CacheHits))
 	counter(mReclaimErrors, float64(gc.Errors))
@@ -243,10 +243,8 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	counter(mReclaimFreed, float64(rs.FreedBytes))
 }
 
-// reclaimKinds names compaction.Stats.Dropped's indexes (compaction.Kind,
-// which server may not import); TestInfoReclaimKinds pins the order.
-var reclaimKinds = [...]string{"subkey", "score", "bookkeeping"}
-
+// stallCause is one cause of write stalls and its count, named as INFO's
+// <cf>_write_stalls line and the cause label of /metrics name it.
 type stallCause struct {
 	cause string
 	n     uint64

@@ -12,4 +12,26 @@
 //     high-water mark is fsynced before any uid of a new block is used.
 //   - Key counters change in the same WriteBatch as the keys they count.
 //   - One command writes exactly one Batch.
+//
+// RocksDB knowledge stays here: the option names and values SetOptions
+// takes (ApplyOptions), the properties that hold each figure INFO reports
+// (MemoryStats, DBStats, CFStats), which block cache a column family uses,
+// and which column families run which compaction filter (GCStats).
+//
+// Pinned internals: these depend on a dependency's private layout or
+// undocumented output, so whoever upgrades grocksdb (v1.7.15) or
+// librocksdb must check each; the named test fails when one changed.
+//   - iterbatch.go reads the C handle out of grocksdb's Iterator through
+//     unsafe: Iterator is a struct whose first and only field is that
+//     handle (TestIterateBatchesMatchGrocksdb).
+//   - wbrep.go writes RocksDB's WriteBatch serialization (the WAL record
+//     format of db/write_batch.cc) in Go and hands the bytes to
+//     grocksdb.WriteBatchFrom; the tags are RocksDB's ValueType numbers
+//     (TestBatchRepGolden, TestBatchRepMatchesRocksDB).
+//   - stalls.go parses the text of the "Stalls(count)" line of the
+//     cfstats property and "Cumulative stall" of dbstats: grocksdb has no
+//     map-property call to read them as numbers (TestParseWriteStalls,
+//     TestWriteStallsFromRocksDB).
+//
+// server/doc.go lists the server package's own (redcon's Writer).
 package store

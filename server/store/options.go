@@ -2,6 +2,8 @@ package store
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/linxGnu/grocksdb"
 
@@ -17,6 +19,7 @@ type rocksOptions struct {
 	tables      []*grocksdb.BlockBasedTableOptions
 	caches      []*grocksdb.Cache
 	sharedCache *grocksdb.Cache
+	ownCaches   [numCFs]*grocksdb.Cache // a column family's own block cache, nil when it uses the shared one
 	limiter     *grocksdb.RateLimiter
 }
 
@@ -40,22 +43,32 @@ func (o *rocksOptions) destroy() {
 	}
 }
 
-var compressionByName = map[string]grocksdb.CompressionType{
-	"no":     grocksdb.NoCompression,
-	"snappy": grocksdb.SnappyCompression,
-	"zlib":   grocksdb.ZLibCompression,
-	"lz4":    grocksdb.LZ4Compression,
-	"lz4hc":  grocksdb.LZ4HCCompression,
-	"zstd":   grocksdb.ZSTDCompression,
+// compression is one of conf's compression names as RocksDB takes it: the
+// type for the options built at open, the name for SetOptions at runtime.
+type compression struct {
+	typ    grocksdb.CompressionType
+	option string
 }
 
-// compressionLevels expands a per-level list to RocksDB's 7 levels: the last
+var compressionByName = map[string]compression{
+	"no":     {grocksdb.NoCompression, "kNoCompression"},
+	"snappy": {grocksdb.SnappyCompression, "kSnappyCompression"},
+	"zlib":   {grocksdb.ZLibCompression, "kZlibCompression"},
+	"lz4":    {grocksdb.LZ4Compression, "kLZ4Compression"},
+	"lz4hc":  {grocksdb.LZ4HCCompression, "kLZ4HCCompression"},
+	"zstd":   {grocksdb.ZSTDCompression, "kZSTD"},
+}
+
+// numLevels is RocksDB's number of levels, which Shale leaves at the default.
+const numLevels = 7
+
+// compressionLevels expands a per-level list to RocksDB's levels: the last
 // entry repeats for deeper levels.
-func compressionLevels(names []string) ([]grocksdb.CompressionType, error) {
+func compressionLevels(names []string) ([]compression, error) {
 	if len(names) == 0 {
 		names = []string{"no"}
 	}
-	out := make([]grocksdb.CompressionType, 7)
+	out := make([]compression, numLevels)
 	for i := range out {
 		n := names[min(i, len(names)-1)]
 		c, ok := compressionByName[n]
@@ -82,6 +95,17 @@ func EffectiveOptions(r conf.RocksDB, cf CF) conf.CFOptions {
 	return r.Effective(conf.CFOverride{})
 }
 
+// filteredCFs are the column families that run a compaction filter, and
+// the filter each runs.
+var filteredCFs = []struct {
+	cf   CF
+	kind compaction.Kind
+}{
+	{CFSubkey, compaction.KindSubkey},
+	{CFScore, compaction.KindScore},
+	{CFBookkeeping, compaction.KindBookkeeping},
+}
+
 func buildOptions(cfg conf.Config, gc *compaction.GC) (*rocksOptions, error) {
 	r := cfg.RocksDB
 	o := &rocksOptions{}
@@ -106,29 +130,25 @@ func buildOptions(cfg conf.Config, gc *compaction.GC) (*rocksOptions, error) {
 	}
 
 	for cf := CF(0); cf < numCFs; cf++ {
-		opts, err := o.cfOptions(r, EffectiveOptions(r, cf))
+		opts, err := o.cfOptions(cf, r, EffectiveOptions(r, cf))
 		if err != nil {
 			o.destroy()
 			return nil, fmt.Errorf("rocksdb options for cf %s: %w", cf, err)
 		}
-		switch cf {
-		case CFDefault:
+		if cf == CFDefault {
 			// Key counters are 8-byte little-endian sums kept by RocksDB's
 			// built-in uint64add operator (see docs/ENCODING.md).
 			opts.SetUint64AddMergeOperator()
-		case CFSubkey:
-			opts.SetCompactionFilter(gc.Filter(compaction.KindSubkey))
-		case CFScore:
-			opts.SetCompactionFilter(gc.Filter(compaction.KindScore))
-		case CFBookkeeping:
-			opts.SetCompactionFilter(gc.Filter(compaction.KindBookkeeping))
 		}
 		o.cfs[cf] = opts
+	}
+	for _, f := range filteredCFs {
+		o.cfs[f.cf].SetCompactionFilter(gc.Filter(f.kind))
 	}
 	return o, nil
 }
 
-func (o *rocksOptions) cfOptions(r conf.RocksDB, eff conf.CFOptions) (*grocksdb.Options, error) {
+func (o *rocksOptions) cfOptions(cf CF, r conf.RocksDB, eff conf.CFOptions) (*grocksdb.Options, error) {
 	levels, err := compressionLevels(eff.Compression)
 	if err != nil {
 		return nil, err
@@ -145,7 +165,11 @@ func (o *rocksOptions) cfOptions(r conf.RocksDB, eff conf.CFOptions) (*grocksdb.
 	opts.SetDisableAutoCompactions(r.DisableAutoCompactions)
 	opts.SetSoftPendingCompactionBytesLimit(uint64(r.SoftPendingCompactionBytesLimit))
 	opts.SetHardPendingCompactionBytesLimit(uint64(r.HardPendingCompactionBytesLimit))
-	opts.SetCompressionPerLevel(levels)
+	types := make([]grocksdb.CompressionType, len(levels))
+	for i, l := range levels {
+		types[i] = l.typ
+	}
+	opts.SetCompressionPerLevel(types)
 
 	table := grocksdb.NewDefaultBlockBasedTableOptions()
 	o.tables = append(o.tables, table)
@@ -153,6 +177,7 @@ func (o *rocksOptions) cfOptions(r conf.RocksDB, eff conf.CFOptions) (*grocksdb.
 	case eff.OwnBlockCacheBytes > 0:
 		c := grocksdb.NewLRUCache(uint64(eff.OwnBlockCacheBytes))
 		o.caches = append(o.caches, c)
+		o.ownCaches[cf] = c
 		table.SetBlockCache(c)
 	case o.sharedCache != nil:
 		table.SetBlockCache(o.sharedCache)
@@ -167,4 +192,82 @@ func (o *rocksOptions) cfOptions(r conf.RocksDB, eff conf.CFOptions) (*grocksdb.
 	table.SetFormatVersion(5)
 	opts.SetBlockBasedTableFactory(table)
 	return opts, nil
+}
+
+// ApplyOptions changes the running database from the RocksDB options of old
+// to those of next, as far as RocksDB can change them at runtime (the
+// options CONFIG SET marks live). Per column family it sets, in one
+// SetOptions call, the options whose effective value differs: one call
+// keeps the level-0 triggers consistent, since RocksDB asserts on their
+// order. If RocksDB refuses a column family, the ones already changed are
+// set back to old, and the error says which refused; the log has the
+// details. Options that only apply at open are ignored.
+func (s *Store) ApplyOptions(old, next conf.RocksDB) error {
+	var done []CF
+	for _, cf := range AllCFs() {
+		keys, vals := optionDiff(liveOptions(old, cf), liveOptions(next, cf))
+		if len(keys) == 0 {
+			continue
+		}
+		if err := s.db.SetOptionsCF(s.cfs[cf], keys, vals); err != nil {
+			s.log.Error().Err(err).Str("cf", cf.String()).Strs("options", keys).Strs("values", vals).Msg("rocksdb refused options")
+			for _, d := range done {
+				k, v := optionDiff(liveOptions(next, d), liveOptions(old, d))
+				if err := s.db.SetOptionsCF(s.cfs[d], k, v); err != nil {
+					s.log.Error().Err(err).Str("cf", d.String()).Msg("rocksdb options rollback failed")
+				}
+			}
+			return fmt.Errorf("store: set options on %s: %w", cf, err)
+		}
+		done = append(done, cf)
+		s.log.Info().Str("cf", cf.String()).Strs("options", keys).Strs("values", vals).Msg("rocksdb options changed")
+	}
+	return nil
+}
+
+// liveOption is one option RocksDB can change at runtime, named and
+// written as SetOptions takes it.
+type liveOption struct{ name, value string }
+
+// liveOptions are cf's runtime-settable options under r, resolved as
+// buildOptions resolves them at open.
+func liveOptions(r conf.RocksDB, cf CF) []liveOption {
+	e := EffectiveOptions(r, cf)
+	return []liveOption{
+		{"write_buffer_size", strconv.FormatInt(int64(e.WriteBufferBytes), 10)},
+		{"max_write_buffer_number", strconv.Itoa(e.MaxWriteBufferNumber)},
+		{"target_file_size_base", strconv.FormatInt(int64(e.TargetFileSizeBytes), 10)},
+		{"max_bytes_for_level_base", strconv.FormatInt(int64(e.MaxBytesForLevelBase), 10)},
+		{"level0_file_num_compaction_trigger", strconv.Itoa(r.Level0FileNumCompactionTrigger)},
+		{"level0_slowdown_writes_trigger", strconv.Itoa(r.Level0SlowdownWritesTrigger)},
+		{"level0_stop_writes_trigger", strconv.Itoa(r.Level0StopWritesTrigger)},
+		{"disable_auto_compactions", strconv.FormatBool(r.DisableAutoCompactions)},
+		{"soft_pending_compaction_bytes_limit", strconv.FormatInt(int64(r.SoftPendingCompactionBytesLimit), 10)},
+		{"hard_pending_compaction_bytes_limit", strconv.FormatInt(int64(r.HardPendingCompactionBytesLimit), 10)},
+		{"compression_per_level", compressionOption(e.Compression)},
+	}
+}
+
+// compressionOption is compression_per_level's SetOptions value: the
+// levels' names, colon-separated. An unknown name (Validate refuses them)
+// gives an empty entry, which SetOptions refuses.
+func compressionOption(names []string) string {
+	levels, _ := compressionLevels(names)
+	opts := make([]string, numLevels)
+	for i, l := range levels {
+		opts[i] = l.option
+	}
+	return strings.Join(opts, ":")
+}
+
+// optionDiff lists the options of next whose value differs from old's;
+// both come from liveOptions, so they name the same options in one order.
+func optionDiff(old, next []liveOption) (keys, vals []string) {
+	for i := range next {
+		if next[i] != old[i] {
+			keys = append(keys, next[i].name)
+			vals = append(vals, next[i].value)
+		}
+	}
+	return keys, vals
 }

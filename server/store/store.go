@@ -343,9 +343,6 @@ func (s *Store) Owner(uid uint64) (compaction.Owner, error) {
 	return o, err
 }
 
-// GCStats returns the compaction filters' counters.
-func (s *Store) GCStats() compaction.Stats { return s.gc.Stats() }
-
 // Compact runs a full manual compaction of every column family, through
 // compactFiltered, so that every record on disk passes the filters.
 //
@@ -413,7 +410,9 @@ func (s *Store) CountRecords(cf CF) (int64, error) {
 	return n, err
 }
 
-// Property returns a RocksDB property of one CF, e.g. "rocksdb.estimate-num-keys".
+// Property returns a RocksDB property of one CF, e.g. "rocksdb.estimate-num-keys",
+// as RocksDB writes it; MemoryStats, DBStats and CFStats give the ones INFO
+// reports as numbers.
 func (s *Store) Property(cf CF, name string) string {
 	return s.db.GetPropertyCF(name, s.cfs[cf])
 }
@@ -422,22 +421,6 @@ func (s *Store) Property(cf CF, name string) string {
 func (s *Store) SSTBytes(cf CF) uint64 {
 	m := s.db.GetColumnFamilyMetadataCF(s.cfs[cf])
 	return m.Size()
-}
-
-// SetCFOptions changes RocksDB options of one CF at runtime (SetOptions).
-func (s *Store) SetCFOptions(cf CF, keys, values []string) error {
-	if err := s.db.SetOptionsCF(s.cfs[cf], keys, values); err != nil {
-		return fmt.Errorf("store: set options on %s: %w", cf, err)
-	}
-	return nil
-}
-
-// BlockCacheUsage is the bytes in use in the shared block cache.
-func (s *Store) BlockCacheUsage() (usage, capacity uint64) {
-	if s.opts.sharedCache == nil {
-		return 0, 0
-	}
-	return s.opts.sharedCache.GetUsage(), s.opts.sharedCache.GetCapacity()
 }
 
 // Flush writes every memtable to SST files and waits for it.

@@ -149,8 +149,8 @@ func TestCompactDropsOrphansKeepsLive(t *testing.T) {
 	if got := count(t, st, store.CFBookkeeping); got != 2 {
 		t.Fatalf("after compaction: %d bookkeeping records, want 2", got)
 	}
-	if s := st.GCStats(); s.Dropped[0] != 1000 {
-		t.Fatalf("dropped %d subkeys, want 1000", s.Dropped[0])
+	if d := st.GCStats().Dropped[0]; d.CF != store.CFSubkey || d.Records != 1000 {
+		t.Fatalf("dropped %d records of %s, want 1000 of subkey", d.Records, d.CF)
 	}
 }
 
