@@ -362,8 +362,8 @@ func TestCommandTable(t *testing.T) {
 			if c.Arity == 0 {
 				t.Error("arity 0")
 			}
-			if c.Flags&Write != 0 && c.Flags&ReadOnly != 0 {
-				t.Error("both Write and ReadOnly")
+			if why := accessFlagsProblem(c.Flags, c.FirstKey != 0 || movableKeys[c.Name] != nil); why != "" {
+				t.Error(why)
 			}
 			if c.Run == nil {
 				t.Error("no handler")
@@ -383,12 +383,32 @@ func TestCommandTable(t *testing.T) {
 				if sc.Run == nil {
 					t.Errorf("%s: no handler", full)
 				}
+				if why := accessFlagsProblem(sc.Flags, false); why != "" {
+					t.Errorf("%s: %s", full, why)
+				}
 				if _, ok := docs[full]; !ok {
 					t.Errorf("no docs entry for %q in cmd_conn.go", full)
 				}
 			}
 		})
 	}
+}
+
+// accessFlagsProblem says what is wrong with a row's Write and ReadOnly
+// flags, or returns "". A command with keys (a key range or a key finder)
+// carries exactly one of them: the read-only mode and COMMAND INFO go by it.
+// A keyless command may carry one when it reads or writes the whole keyspace
+// (DBSIZE, FLUSHALL), or neither when it touches no data (PING, CONFIG), but
+// never both.
+func accessFlagsProblem(f Flags, keyed bool) string {
+	write, readOnly := f&Write != 0, f&ReadOnly != 0
+	switch {
+	case write && readOnly:
+		return "both Write and ReadOnly"
+	case keyed && !write && !readOnly:
+		return "a command with keys but neither Write nor ReadOnly"
+	}
+	return ""
 }
 
 // checkKeys checks that the key positions fit the arity, as Redis's

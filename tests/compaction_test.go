@@ -10,30 +10,42 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// fillHash adds n fields f<i> = v<i> to key with pipelined HSETs of 1000.
-func fillHash(t *testing.T, c *redis.Client, key string, n int) {
+// fill builds key from n elements through pipelined commands of 1000
+// elements each, 20 commands to a round trip: command is HSET, SADD, ZADD or
+// RPUSH, and elem(i) gives element i's arguments.
+func fill(t testing.TB, c *redis.Client, command, key string, n int, elem func(i int) []any) {
 	t.Helper()
 	ctx := ctxT(t)
 	const perCmd, perPipe = 1000, 20
 	pipe := c.Pipeline()
-	queued := 0
 	for start := 0; start < n; start += perCmd {
-		args := make([]any, 0, 2+2*perCmd)
-		args = append(args, "HSET", key)
+		args := []any{command, key}
 		for i := start; i < min(start+perCmd, n); i++ {
-			args = append(args, "f"+strconv.Itoa(i), "v"+strconv.Itoa(i))
+			args = append(args, elem(i)...)
 		}
 		pipe.Do(ctx, args...)
-		if queued++; queued == perPipe {
+		if pipe.Len() == perPipe || start+perCmd >= n {
 			if _, err := pipe.Exec(ctx); err != nil {
-				t.Fatalf("HSET %s: %v", key, err)
+				t.Fatalf("%s %s: %v", command, key, err)
 			}
-			queued = 0
 		}
 	}
-	if _, err := pipe.Exec(ctx); err != nil && queued > 0 {
-		t.Fatalf("HSET %s: %v", key, err)
-	}
+}
+
+// fillHash adds n fields f<i> = v<i> to key.
+func fillHash(t *testing.T, c *redis.Client, key string, n int) {
+	t.Helper()
+	fill(t, c, "HSET", key, n, func(i int) []any { return []any{"f" + strconv.Itoa(i), "v" + strconv.Itoa(i)} })
+}
+
+// arrayOfLen matches an array of n elements.
+func arrayOfLen(n int) matcher {
+	return matchFunc{fmt.Sprintf("<array of %d>", n), func(got any) string {
+		if g, isArr := got.([]any); !isArr || len(g) != n {
+			return "want an array of this length"
+		}
+		return ""
+	}}
 }
 
 // cfRecords returns DEBUG CF-RECORDS <cf>: the number of records in a

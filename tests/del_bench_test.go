@@ -6,27 +6,6 @@ import (
 	"testing"
 )
 
-// fillHashWire builds key with n fields through pipelined HSETs of 1,000
-// fields each.
-func fillHashWire(b *testing.B, p *serverProc, key string, n int) {
-	b.Helper()
-	ctx := context.Background()
-	pipe := p.Client.Pipeline()
-	args := []any{"HSET", key}
-	for i := range n {
-		args = append(args, fmt.Sprintf("field:%09d", i), "value-0123456789")
-		if len(args) == 2+2*1000 || i == n-1 {
-			pipe.Do(ctx, args...)
-			args = []any{"HSET", key}
-		}
-		if pipe.Len() == 50 || i == n-1 {
-			if _, err := pipe.Exec(ctx); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
-}
-
 // BenchmarkDelHash times DEL of a hash through the wire on real Redis and on
 // shale, side by side in one run. Redis frees a big hash synchronously;
 // shale only drops its metadata. Each iteration builds a fresh hash with the
@@ -49,7 +28,7 @@ func BenchmarkDelHash(b *testing.B) {
 					b.StopTimer()
 					key := fmt.Sprintf("h%d", i)
 					i++
-					fillHashWire(b, p, key, n)
+					fill(b, p.Client, "HSET", key, n, func(f int) []any { return []any{fmt.Sprintf("field:%09d", f), "value-0123456789"} })
 					b.StartTimer()
 					if got, err := p.Client.Del(ctx, key).Result(); err != nil || got != 1 {
 						b.Fatalf("DEL = %d, %v", got, err)

@@ -15,30 +15,10 @@ import (
 func TestExpireLazy(t *testing.T) {
 	t.Parallel()
 	forEachBackend(t, func(t *testing.T, c *redis.Client, b backend) {
-		start := time.Now()
-		before := []step{
-			{cmd("SET", "s", "v", "PX", 100), ok},
-			{cmd("HSET", "h", "a", "1", "b", "2", "c", "3"), 3},
-			{cmd("PEXPIRE", "h", 100), 1},
-			{cmd("SET", "n", "5", "PX", 100), ok},
-			{cmd("SET", "keep", "v"), ok},
-			{cmd("GET", "s"), "v"},
-			{cmd("PTTL", "s"), between(1, 100)},
-			{cmd("HLEN", "h"), 3},
-		}
-		for i, s := range before {
-			got, err := c.Do(ctxT(t), s.args...).Result()
-			if why := matchReply(s.want, got, err); why != "" {
-				if time.Since(start) >= 90*time.Millisecond && i >= 5 {
-					t.Logf("step %d ran %v after the first SET, too late to check before the expiry", i, time.Since(start))
-					break
-				}
-				t.Fatalf("step %d: %s: got %s, want %s (%s)", i, fmtArgs(s.args), fmtReply(got, err), fmtVal(s.want), why)
-			}
-		}
-		// Every TTL above was set by now; under load the last one may have
-		// been set well after start.
-		sleepUntil(time.Now().Add(150 * time.Millisecond))
+		ttl := setExpiringKeys(t, c)
+		// Every TTL was set by now; under load the last one may have been
+		// set well after the first.
+		sleepUntil(time.Now().Add(ttl + ttl/2))
 		run(t, c, []step{
 			{cmd("GET", "s"), isNil},
 			{cmd("EXISTS", "s", "h", "n"), 0},
@@ -65,6 +45,52 @@ func TestExpireLazy(t *testing.T) {
 			{cmd("DBSIZE"), 4},
 		})
 	})
+}
+
+// setExpiringKeys writes TestExpireLazy's keys s, h and n with a TTL, and
+// keep without, and checks them before the TTL passes. A check whose reply
+// came too late to tell is repeated on fresh keys with a ten times longer
+// TTL, so a slow machine costs time, not the check; a wrong reply in time
+// fails the test. It returns the TTL the checks passed with.
+func setExpiringKeys(t *testing.T, c *redis.Client) time.Duration {
+	t.Helper()
+	for ttl := 100 * time.Millisecond; ttl <= 10*time.Second; ttl *= 10 {
+		ms := ttl.Milliseconds()
+		steps := []step{
+			{cmd("SET", "s", "v", "PX", ms), ok},
+			{cmd("HSET", "h", "a", "1", "b", "2", "c", "3"), 3},
+			{cmd("PEXPIRE", "h", ms), 1},
+			{cmd("SET", "n", "5", "PX", ms), ok},
+			{cmd("SET", "keep", "v"), ok},
+			{cmd("GET", "s"), "v"},
+			{cmd("PTTL", "s"), between(1, ms)},
+			{cmd("HLEN", "h"), 3},
+		}
+		start := time.Now()
+		passed := true
+		for i, s := range steps {
+			got, err := c.Do(ctxT(t), s.args...).Result()
+			why := matchReply(s.want, got, err)
+			if why == "" {
+				continue
+			}
+			// start is taken before the first SET, so a reply back within
+			// 9/10 of the TTL was read before any key could expire and
+			// is wrong (the tenth covers the server's millisecond clock).
+			if late := time.Since(start); late >= ttl*9/10 {
+				t.Logf("step %d replied %v after the first SET, too late to check against a %v TTL: again with a longer one", i, late, ttl)
+				passed = false
+				break
+			}
+			t.Fatalf("step %d: %s: got %s, want %s (%s)", i, fmtArgs(s.args), fmtReply(got, err), fmtVal(s.want), why)
+		}
+		if passed {
+			return ttl
+		}
+		do(t, c, "FLUSHDB")
+	}
+	t.Fatal("the checks before the TTL passed came too late even with a 10s TTL")
+	return 0
 }
 
 // TestExpireActive: expired keys leave DBSIZE, KEYS and SCAN without being

@@ -15,17 +15,22 @@ import (
 )
 
 // Disk faults: a data directory on a small tmpfs fills up, or is read-only.
-// Mounting needs root (CAP_SYS_ADMIN); elsewhere the tests skip and say so.
+// Mounting needs root (CAP_SYS_ADMIN); elsewhere the tests skip with the
+// reason (go test -v shows it).
 
 // mountTmpfs mounts a tmpfs of sizeMiB on a new directory and unmounts it at
 // cleanup, after the servers using it have stopped (cleanups run last
 // registered first, and this one is registered before any server starts).
 func mountTmpfs(t *testing.T, sizeMiB int) string {
 	t.Helper()
+	if euid := os.Geteuid(); euid != 0 {
+		t.Skipf("mounting a tmpfs needs root, and this runs as uid %d", euid)
+	}
 	dir := t.TempDir()
 	out, err := exec.Command("mount", "-t", "tmpfs", "-o", fmt.Sprintf("size=%dm", sizeMiB), "tmpfs", dir).CombinedOutput()
 	if err != nil {
-		t.Skipf("cannot mount a tmpfs (needs root): %v: %s", err, strings.TrimSpace(string(out)))
+		// Root in a container without CAP_SYS_ADMIN ends here.
+		t.Skipf("root cannot mount a tmpfs here (no CAP_SYS_ADMIN?): %v: %s", err, strings.TrimSpace(string(out)))
 	}
 	t.Cleanup(func() {
 		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {

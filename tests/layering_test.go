@@ -1,7 +1,10 @@
 package tests
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
 	"os/exec"
 	"slices"
 	"strings"
@@ -30,8 +33,26 @@ var allowedImports = map[string][]string{
 	"server":                 {"conf", "server/store", "server/types"},
 }
 
+// testImports lists, for each package of ours, what its tests (in-package
+// and _test package files) may import on top of what the package itself
+// may: test helpers, the lower layers a test pins, and the client library
+// that drives an in-process server. A package's _test package may also
+// import the package itself.
+//
+//   - server/store and server/types open throw-away stores through
+//     storetest (STYLE.md B8).
+//   - server pins compaction.Kind's order, which INFO indexes by.
+//   - server starts servers in-process and drives them with go-redis
+//     (STYLE.md B8); tests/ drives real processes with it.
+var testImports = map[string][]string{
+	"server/store": {"server/store/storetest"},
+	"server/types": {"server/store/storetest"},
+	"server":       {"compaction", "github.com/redis/go-redis"},
+}
+
 // thirdPartyOwners lists, for each third-party library, the only packages of
-// ours that may import it.
+// ours that may import it (their tests included; testImports names more
+// packages whose tests may).
 //
 // cmd/shale-bench-compare is a client of the servers it measures (go-redis)
 // and serves its own in-memory redcon server as the protocol ceiling; it
@@ -43,20 +64,26 @@ var thirdPartyOwners = map[string][]string{
 	"github.com/redis/go-redis":           {"tests", "cmd/shale-bench-compare"},
 }
 
-// thirdPartyForbidden lists, for each package of ours, libraries it must not
-// import; "*" means any library outside the standard library.
+// thirdPartyForbidden lists, for each package of ours, libraries it and its
+// tests must not import; "*" means any library outside the standard library.
 var thirdPartyForbidden = map[string][]string{
 	"metadata": {"*"}, // pure codecs: standard library only
 	"subkey":   {"*"},
 	"conf":     {"github.com/rs/zerolog"},
 }
 
+// listedPackage is the part of `go list -json` the layering rules read.
+type listedPackage struct {
+	ImportPath                         string
+	Imports, TestImports, XTestImports []string
+}
+
 // TestLayering enforces the import rules of STYLE.md B1 over every package
-// that exists. Run it with -count=1: the test cache cannot see the files
-// `go list` reads.
+// that exists, its tests' imports included. Run it with -count=1: the test
+// cache cannot see the files `go list` reads.
 func TestLayering(t *testing.T) {
 	t.Parallel()
-	out, err := exec.Command("go", "list", "-e", "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}", "../...").Output()
+	out, err := exec.Command("go", "list", "-e", "-json=ImportPath,Imports,TestImports,XTestImports", "../...").Output()
 	if err != nil {
 		var stderr string
 		if ee, isExit := err.(*exec.ExitError); isExit {
@@ -64,31 +91,40 @@ func TestLayering(t *testing.T) {
 		}
 		t.Fatalf("go list: %v\n%s", err, stderr)
 	}
-	checked := 0
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		fields := strings.Fields(line)
-		if len(fields) == 0 {
-			continue
+	checked, checkedTestImports := 0, 0
+	for dec := json.NewDecoder(bytes.NewReader(out)); ; {
+		var lp listedPackage
+		if err := dec.Decode(&lp); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatalf("go list output: %v", err)
 		}
-		pkg, isOurs := ours(fields[0])
+		pkg, isOurs := ours(lp.ImportPath)
 		if !isOurs {
-			t.Errorf("go list returned %q, outside the module", fields[0])
+			t.Errorf("go list returned %q, outside the module", lp.ImportPath)
 			continue
 		}
 		checked++
-		for _, imp := range fields[1:] {
-			for _, v := range violations(pkg, imp) {
+		for _, imp := range lp.Imports {
+			for _, v := range violations(pkg, imp, false) {
+				t.Error(v)
+			}
+		}
+		for _, imp := range slices.Concat(lp.TestImports, lp.XTestImports) {
+			checkedTestImports++
+			for _, v := range violations(pkg, imp, true) {
 				t.Error(v)
 			}
 		}
 	}
-	if checked == 0 {
-		t.Fatal("go list found no packages")
+	if checked == 0 || checkedTestImports == 0 {
+		t.Fatalf("go list found %d packages and %d test imports", checked, checkedTestImports)
 	}
 }
 
-// ourImportViolation explains why pkg may not import dep, or returns "".
-func ourImportViolation(pkg, dep string) string {
+// ourImportViolation explains why pkg (its tests when inTest) may not
+// import dep, or returns "".
+func ourImportViolation(pkg, dep string, inTest bool) string {
 	if pkg == "tests" || strings.HasPrefix(pkg, "cmd/") {
 		return ""
 	}
@@ -96,32 +132,51 @@ func ourImportViolation(pkg, dep string) string {
 	if !known {
 		return fmt.Sprintf("package %s is not in the layering table: add it to allowedImports in tests/layering_test.go (and to STYLE.md B1)", pkg)
 	}
-	if !slices.Contains(allowed, dep) {
+	switch {
+	case slices.Contains(allowed, dep):
+		return ""
+	case !inTest:
 		return fmt.Sprintf("%s imports %s; it may import only %v (STYLE.md B1)", pkg, dep, allowed)
+	case dep == pkg || slices.Contains(testImports[pkg], dep):
+		return ""
 	}
-	return ""
+	return fmt.Sprintf("%s imports %s; its tests may import only %v and %v (testImports)", importer(pkg, inTest), dep, allowed, testImports[pkg])
 }
 
-// thirdPartyViolations explains why pkg may not import the library imp.
-func thirdPartyViolations(pkg, imp string) []string {
+// importer names pkg's code or its tests in a violation.
+func importer(pkg string, inTest bool) string {
+	if inTest {
+		return pkg + " (in its tests)"
+	}
+	return pkg
+}
+
+// thirdPartyViolations explains why pkg (its tests when inTest) may not
+// import the library imp.
+func thirdPartyViolations(pkg, imp string, inTest bool) []string {
 	var out []string
 	for lib, owners := range thirdPartyOwners {
-		if hasPathPrefix(imp, lib) && !slices.Contains(owners, pkg) {
-			out = append(out, fmt.Sprintf("%s imports %s; only %v may (STYLE.md B1)", pkg, imp, owners))
+		if !hasPathPrefix(imp, lib) || slices.Contains(owners, pkg) {
+			continue
 		}
+		if inTest && slices.Contains(testImports[pkg], lib) {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s imports %s; only %v may, and the tests of the packages testImports names (STYLE.md B1)", importer(pkg, inTest), imp, owners))
 	}
 	for _, lib := range thirdPartyForbidden[pkg] {
 		if lib == "*" || hasPathPrefix(imp, lib) {
-			out = append(out, fmt.Sprintf("%s imports %s, which it must not (STYLE.md B1)", pkg, imp))
+			out = append(out, fmt.Sprintf("%s imports %s, which %s must not (STYLE.md B1)", importer(pkg, inTest), imp, pkg))
 		}
 	}
 	return out
 }
 
-// violations lists the rules broken by pkg importing imp.
-func violations(pkg, imp string) []string {
+// violations lists the rules broken by pkg importing imp, in its tests when
+// inTest.
+func violations(pkg, imp string, inTest bool) []string {
 	if dep, isOurs := ours(imp); isOurs {
-		if v := ourImportViolation(pkg, dep); v != "" {
+		if v := ourImportViolation(pkg, dep, inTest); v != "" {
 			return []string{v}
 		}
 		return nil
@@ -129,7 +184,7 @@ func violations(pkg, imp string) []string {
 	if isStdlib(imp) {
 		return nil
 	}
-	return thirdPartyViolations(pkg, imp)
+	return thirdPartyViolations(pkg, imp, inTest)
 }
 
 // ours returns the module-relative path of an import path of ours.
@@ -154,37 +209,60 @@ func isStdlib(p string) bool {
 	return !strings.Contains(first, ".")
 }
 
-// TestLayeringRules checks the checker on made-up edges.
+// TestLayeringRules checks the checker on made-up edges, in code and in
+// tests.
 func TestLayeringRules(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		pkg, imp string
+		inTest   bool
 		bad      bool
 	}{
-		{"server", "github.com/shaledb/shale/server/types", false},
-		{"server", "github.com/shaledb/shale/metadata", true},
-		{"server/types", "github.com/shaledb/shale/server", true},
-		{"compaction", "github.com/shaledb/shale/server/store", true},
-		{"metadata", "github.com/shaledb/shale/subkey", true},
-		{"cmd/shale-server", "github.com/shaledb/shale/server/store", false},
-		{"tests", "github.com/shaledb/shale/server", false},
-		{"newpkg", "github.com/shaledb/shale/conf", true},
-		{"server/store", "github.com/linxGnu/grocksdb", false},
-		{"server/types", "github.com/linxGnu/grocksdb", true},
-		{"server", "github.com/tidwall/redcon", false},
-		{"server/types", "github.com/tidwall/redcon", true},
-		{"server", "github.com/redis/go-redis/v9", true},
-		{"tests", "github.com/redis/go-redis/v9", false},
-		{"cmd/shale-bench-compare", "github.com/redis/go-redis/v9", false},
-		{"cmd/shale-bench-compare", "github.com/tidwall/redcon", false},
-		{"cmd/shale-server", "github.com/tidwall/redcon", true},
-		{"conf", "github.com/rs/zerolog", true},
-		{"conf", "github.com/BurntSushi/toml", false},
-		{"subkey", "github.com/cespare/xxhash/v2", true},
-		{"compaction", "github.com/rs/zerolog", false},
+		{"server", "github.com/shaledb/shale/server/types", false, false},
+		{"server", "github.com/shaledb/shale/metadata", false, true},
+		{"server/types", "github.com/shaledb/shale/server", false, true},
+		{"compaction", "github.com/shaledb/shale/server/store", false, true},
+		{"metadata", "github.com/shaledb/shale/subkey", false, true},
+		{"cmd/shale-server", "github.com/shaledb/shale/server/store", false, false},
+		{"tests", "github.com/shaledb/shale/server", false, false},
+		{"newpkg", "github.com/shaledb/shale/conf", false, true},
+		{"server/store", "github.com/linxGnu/grocksdb", false, false},
+		{"server/types", "github.com/linxGnu/grocksdb", false, true},
+		{"server", "github.com/tidwall/redcon", false, false},
+		{"server/types", "github.com/tidwall/redcon", false, true},
+		{"server", "github.com/redis/go-redis/v9", false, true},
+		{"tests", "github.com/redis/go-redis/v9", false, false},
+		{"cmd/shale-bench-compare", "github.com/redis/go-redis/v9", false, false},
+		{"cmd/shale-bench-compare", "github.com/tidwall/redcon", false, false},
+		{"cmd/shale-server", "github.com/tidwall/redcon", false, true},
+		{"conf", "github.com/rs/zerolog", false, true},
+		{"conf", "github.com/BurntSushi/toml", false, false},
+		{"subkey", "github.com/cespare/xxhash/v2", false, true},
+		{"compaction", "github.com/rs/zerolog", false, false},
+
+		// Tests may import what their package may, the package itself (a
+		// _test package) and what testImports adds; nothing more.
+		{"server/types", "github.com/shaledb/shale/server/store", true, false},
+		{"server/types", "github.com/shaledb/shale/server/store/storetest", true, false},
+		{"server/types", "github.com/shaledb/shale/server/store/storetest", false, true},
+		{"server/types", "github.com/shaledb/shale/server", true, true},
+		{"server/store", "github.com/shaledb/shale/server/store", true, false},
+		{"server/store", "github.com/shaledb/shale/server/types", true, true},
+		{"compaction", "github.com/shaledb/shale/server/store/storetest", true, true},
+		{"server", "github.com/shaledb/shale/compaction", true, false},
+		{"server", "github.com/shaledb/shale/compaction", false, true},
+		{"server", "github.com/redis/go-redis/v9", true, false},
+		{"server/types", "github.com/redis/go-redis/v9", true, true},
+		{"server/store", "github.com/redis/go-redis/v9", true, true},
+		{"tests", "github.com/redis/go-redis/v9", true, false},
+		{"server/types", "github.com/linxGnu/grocksdb", true, true},
+		{"server/store", "github.com/linxGnu/grocksdb", true, false},
+		{"metadata", "github.com/stretchr/testify/require", true, true},
+		{"conf", "github.com/rs/zerolog", true, true},
+		{"newpkg", "github.com/shaledb/shale/conf", true, true},
 	} {
-		if got := violations(tc.pkg, tc.imp); (len(got) > 0) != tc.bad {
-			t.Errorf("%s importing %s: violations %q, want bad=%v", tc.pkg, tc.imp, got, tc.bad)
+		if got := violations(tc.pkg, tc.imp, tc.inTest); (len(got) > 0) != tc.bad {
+			t.Errorf("%s importing %s (in tests: %v): violations %q, want bad=%v", tc.pkg, tc.imp, tc.inTest, got, tc.bad)
 		}
 	}
 }

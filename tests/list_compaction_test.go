@@ -7,23 +7,10 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// fillList appends n elements e<i> to key with pipelined RPUSHes of 1000.
+// fillList appends n elements e<i> to key.
 func fillList(t *testing.T, c *redis.Client, key string, n int) {
 	t.Helper()
-	ctx := ctxT(t)
-	const perCmd = 1000
-	pipe := c.Pipeline()
-	for start := 0; start < n; start += perCmd {
-		args := make([]any, 0, 2+perCmd)
-		args = append(args, "RPUSH", key)
-		for i := start; i < min(start+perCmd, n); i++ {
-			args = append(args, "e"+strconv.Itoa(i))
-		}
-		pipe.Do(ctx, args...)
-	}
-	if _, err := pipe.Exec(ctx); err != nil {
-		t.Fatalf("RPUSH %s: %v", key, err)
-	}
+	fill(t, c, "RPUSH", key, n, func(i int) []any { return []any{"e" + strconv.Itoa(i)} })
 }
 
 // TestCompactionList: the elements of a 200,000-element list survive its

@@ -1,47 +1,16 @@
 package tests
 
 import (
-	"fmt"
 	"strconv"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
 )
 
-// fillSet adds n members m<i> to key with pipelined SADDs of 1000.
+// fillSet adds n members m<i> to key.
 func fillSet(t *testing.T, c *redis.Client, key string, n int) {
 	t.Helper()
-	ctx := ctxT(t)
-	const perCmd, perPipe = 1000, 20
-	pipe := c.Pipeline()
-	queued := 0
-	for start := 0; start < n; start += perCmd {
-		args := make([]any, 0, 2+perCmd)
-		args = append(args, "SADD", key)
-		for i := start; i < min(start+perCmd, n); i++ {
-			args = append(args, "m"+strconv.Itoa(i))
-		}
-		pipe.Do(ctx, args...)
-		if queued++; queued == perPipe {
-			if _, err := pipe.Exec(ctx); err != nil {
-				t.Fatalf("SADD %s: %v", key, err)
-			}
-			queued = 0
-		}
-	}
-	if _, err := pipe.Exec(ctx); err != nil && queued > 0 {
-		t.Fatalf("SADD %s: %v", key, err)
-	}
-}
-
-// arrayOfLen matches an array of n elements.
-func arrayOfLen(n int) matcher {
-	return matchFunc{fmt.Sprintf("<array of %d>", n), func(got any) string {
-		if g, isArr := got.([]any); !isArr || len(g) != n {
-			return "want an array of this length"
-		}
-		return ""
-	}}
+	fill(t, c, "SADD", key, n, func(i int) []any { return []any{"m" + strconv.Itoa(i)} })
 }
 
 // TestSetCompactionManual: after DEL, the orphaned sub-keys of a

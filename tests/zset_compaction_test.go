@@ -9,31 +9,10 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// fillZSet adds n members m<i> with score i to key with pipelined ZADDs of
-// 1000.
+// fillZSet adds n members m<i> with score i to key.
 func fillZSet(t *testing.T, c *redis.Client, key string, n int) {
 	t.Helper()
-	ctx := ctxT(t)
-	const perCmd, perPipe = 1000, 20
-	pipe := c.Pipeline()
-	queued := 0
-	for start := 0; start < n; start += perCmd {
-		args := make([]any, 0, 2+2*perCmd)
-		args = append(args, "ZADD", key)
-		for i := start; i < min(start+perCmd, n); i++ {
-			args = append(args, i, "m"+strconv.Itoa(i))
-		}
-		pipe.Do(ctx, args...)
-		if queued++; queued == perPipe {
-			if _, err := pipe.Exec(ctx); err != nil {
-				t.Fatalf("ZADD %s: %v", key, err)
-			}
-			queued = 0
-		}
-	}
-	if _, err := pipe.Exec(ctx); err != nil && queued > 0 {
-		t.Fatalf("ZADD %s: %v", key, err)
-	}
+	fill(t, c, "ZADD", key, n, func(i int) []any { return []any{i, "m" + strconv.Itoa(i)} })
 }
 
 // TestZSetCompaction: after DEL, the orphaned records of a 200,000-member
@@ -95,7 +74,7 @@ func TestZSetCompactionStores(t *testing.T) {
 		{cmd("ZRANGESTORE", "self", "self", 0, 9), 10},    // 300 -> 10, new uid
 		{cmd("ZUNIONSTORE", "u", 2, "live", "self"), 100}, // m0-m9 in both
 		{cmd("SET", "over", "x"), ok},
-		{cmd("ZPOPMIN", "live", 1000), anyArr(200)},
+		{cmd("ZPOPMIN", "live", 1000), arrayOfLen(200)},
 		{cmd("ZADD", "live", 5, "again"), 1},
 		{cmd("COMPACT"), ok},
 		{cmd("DEBUG", "CF-RECORDS", "subkey"), 10 + 100 + 1},
@@ -103,16 +82,6 @@ func TestZSetCompactionStores(t *testing.T) {
 		{cmd("ZRANGE", "u", 0, 1, "WITHSCORES"), []any{"m0", "0", "m1", "2"}},
 		{cmd("ZRANGE", "live", 0, -1, "WITHSCORES"), []any{"again", "5"}},
 	})
-}
-
-// anyArr matches an array of n elements.
-func anyArr(n int) matcher {
-	return matchFunc{fmt.Sprintf("<array of %d>", n), func(got any) string {
-		if g, isArr := got.([]any); !isArr || len(g) != n {
-			return "want an array of that length"
-		}
-		return ""
-	}}
 }
 
 // TestZSetReclaimer: deleting a zset of at least reclaim_min_elements

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/rs/zerolog"
@@ -57,8 +58,10 @@ func TestParseStallSeconds(t *testing.T) {
 	}
 }
 
-// TestWriteStallsFromRocksDB checks the parser against this RocksDB build's
-// real dump: every entry of the line must be known.
+// TestWriteStallsFromRocksDB checks the parsers against this RocksDB build's
+// real dumps: each column family's dump has a stalls line, every entry of it
+// is known and every known entry is on it (a renamed one would read as 0
+// for ever), and the database's dump has a cumulative stall time.
 func TestWriteStallsFromRocksDB(t *testing.T) {
 	cfg := conf.Default()
 	cfg.Storage.Dir = t.TempDir()
@@ -70,11 +73,33 @@ func TestWriteStallsFromRocksDB(t *testing.T) {
 	defer s.Close()
 	for _, cf := range AllCFs() {
 		dump := s.Property(cf, "rocksdb.cfstats-no-file-histogram")
+		_, line, found := strings.Cut(dump, "Stalls(count): ")
+		if !found {
+			t.Fatalf("%s: no stalls line in %q", cf, dump)
+		}
+		line, _, _ = strings.Cut(line, "\n")
+		for _, entry := range knownStallEntries {
+			if !strings.Contains(", "+line+",", " "+entry+",") {
+				t.Errorf("%s: stalls line lacks %q: %q", cf, entry, line)
+			}
+		}
 		if w := parseWriteStalls(dump); w.UnknownStallEntries != 0 || w.Total() != 0 {
 			t.Fatalf("%s: %+v from %q", cf, w, dump)
 		}
 	}
+	if dump := s.db.GetProperty("rocksdb.dbstats"); !strings.Contains(dump, "Cumulative stall: 00:00:0.000 H:M:S") {
+		t.Fatalf("dbstats has no zero cumulative stall time: %q", dump)
+	}
 	if got := s.WriteStallSeconds(); got != 0 {
 		t.Fatalf("WriteStallSeconds = %v on a new store", got)
 	}
+}
+
+// knownStallEntries are the entries of the stalls line parseWriteStalls
+// reads.
+var knownStallEntries = []string{
+	"level0_slowdown", "level0_slowdown_with_compaction",
+	"level0_numfiles", "level0_numfiles_with_compaction",
+	"stop for pending_compaction_bytes", "slowdown for pending_compaction_bytes",
+	"memtable_compaction", "memtable_slowdown",
 }

@@ -1,9 +1,14 @@
 package types
 
 import (
+	"bytes"
+	"errors"
+	"fmt"
 	"math"
 	"math/big"
+	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -102,13 +107,107 @@ func FuzzParseNumbers(f *testing.F) {
 }
 
 // FuzzParseRanges feeds client bytes to the ZRANGEBYSCORE and ZRANGEBYLEX
-// range parsers: neither panics.
+// range parsers and checks each bound against refScoreBound and
+// refLexBound, and the range against its two bounds.
 func FuzzParseRanges(f *testing.F) {
-	for _, p := range [][2]string{{"(1", "+inf"}, {"-inf", "(2.5"}, {"[a", "(b"}, {"-", "+"}, {"(", "["}, {"", "x"}} {
+	for _, p := range [][2]string{
+		{"(1", "+inf"}, {"-inf", "(2.5"}, {"[a", "(b"}, {"-", "+"}, {"(", "["}, {"", "x"},
+		{"1e400", "(-1e-400"}, {"1.", ".5e-3"}, {"+1e+5", "1e"}, {".", "-.e1"},
+		{" 1", "1\x00x"}, {"(nan", "0x1p3"}, {"++", "1..2"},
+	} {
 		f.Add([]byte(p[0]), []byte(p[1]))
 	}
 	f.Fuzz(func(t *testing.T, min, max []byte) {
-		ParseScoreRange(min, max)
-		ParseLexRange(min, max)
+		sr, ok := ParseScoreRange(min, max)
+		minF, minEx, minOK := parseScoreBound(min)
+		maxF, maxEx, maxOK := parseScoreBound(max)
+		if want := (ScoreRange{Min: minF, Max: maxF, MinEx: minEx, MaxEx: maxEx}); ok != (minOK && maxOK) || ok && sr != want {
+			t.Fatalf("ParseScoreRange(%q, %q) = %+v, %v; its bounds give %+v, %v, %v", min, max, sr, ok, want, minOK, maxOK)
+		}
+		for _, b := range [][]byte{min, max} {
+			checkScoreBound(t, b)
+		}
+		lr, ok := ParseLexRange(min, max)
+		lmin, lminOK := refLexBound(min)
+		lmax, lmaxOK := refLexBound(max)
+		if ok != (lminOK && lmaxOK) || ok && !(sameLexBound(lr.Min, lmin) && sameLexBound(lr.Max, lmax)) {
+			t.Fatalf("ParseLexRange(%q, %q) = %+v, %v; want %+v, %+v, %v", min, max, lr, ok, lmin, lmax, lminOK && lmaxOK)
+		}
 	})
+}
+
+// checkScoreBound checks parseScoreBound(b) against the rules any strtod
+// input obeys, and against refScoreBound where that decides.
+func checkScoreBound(t *testing.T, b []byte) {
+	t.Helper()
+	f, ex, ok := parseScoreBound(b)
+	if ok && math.IsNaN(f) {
+		t.Fatalf("parseScoreBound(%q) accepted NaN", b)
+	}
+	s := string(b)
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		s = s[:i]
+	}
+	if ok && ex != strings.HasPrefix(s, "(") {
+		t.Fatalf("parseScoreBound(%q): exclusive = %v", b, ex)
+	}
+	// A C string ends at its first NUL: what follows changes nothing.
+	if f2, ex2, ok2 := parseScoreBound(append([]byte(s), "\x00tail"...)); ok2 != ok || ok && (f2 != f || ex2 != ex) {
+		t.Fatalf("parseScoreBound(%q) = %v, %v, %v, but with a NUL after it %v, %v, %v", s, f, ex, ok, f2, ex2, ok2)
+	}
+	// A score ParseScore accepts is read the same as a range item.
+	if sf, sok := ParseScore(b); sok && (!ok || f != sf || ex) {
+		t.Fatalf("ParseScore(%q) = %v, but parseScoreBound = %v, %v, %v", b, sf, f, ex, ok)
+	}
+	body, _ := strings.CutPrefix(s, "(")
+	if wantF, wantOK, decided := refScoreBound(body); decided && (ok != wantOK || ok && f != wantF) {
+		t.Fatalf("parseScoreBound(%q) = %v, %v; the reference gives %v, %v", b, f, ok, wantF, wantOK)
+	}
+}
+
+// plainDecimal is the decimal form strtod reads whole: digits with an
+// optional point and exponent, at least one digit before the exponent.
+var plainDecimal = regexp.MustCompile(`^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
+
+// refScoreBound is a reference reading of a range item (after "(") made only
+// of the characters of plain decimals: decided is false for any other
+// input, which needs the rest of strtod (spaces, hex, inf, nan). Such an
+// item is a number when it is empty (strtod reads nothing, Redis takes 0)
+// or a whole plain decimal, which overflows to ±inf and underflows to 0 as
+// strconv does.
+func refScoreBound(body string) (f float64, ok, decided bool) {
+	if strings.Trim(body, "0123456789+-.eE") != "" {
+		return 0, false, false
+	}
+	if body == "" {
+		return 0, true, true
+	}
+	if !plainDecimal.MatchString(body) {
+		return 0, false, true
+	}
+	f, err := strconv.ParseFloat(body, 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		panic(fmt.Sprintf("plain decimal %q: %v", body, err))
+	}
+	return f, true, true
+}
+
+// refLexBound is a reference reading of a ZRANGEBYLEX item: "-" and "+"
+// alone, or "[" or "(" and a member.
+func refLexBound(b []byte) (LexBound, bool) {
+	switch {
+	case string(b) == "-":
+		return LexBound{Inf: -1, Excl: true}, true
+	case string(b) == "+":
+		return LexBound{Inf: 1, Excl: true}, true
+	case len(b) > 0 && b[0] == '[':
+		return LexBound{Value: b[1:]}, true
+	case len(b) > 0 && b[0] == '(':
+		return LexBound{Excl: true, Value: b[1:]}, true
+	}
+	return LexBound{}, false
+}
+
+func sameLexBound(a, b LexBound) bool {
+	return a.Inf == b.Inf && a.Excl == b.Excl && bytes.Equal(a.Value, b.Value)
 }
