@@ -14,6 +14,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/tidwall/redcon"
+
+	"github.com/shaledb/shale/server/types"
 )
 
 // TestGuardConnWatch: bytes that arrive while a handler is blocked are kept
@@ -162,7 +164,7 @@ func TestBlockOnKinds(t *testing.T) {
 	go func() {
 		ldone <- s.blockOn(lc, [][]byte{[]byte("other"), []byte("k")}, 0, "list", func(keys [][]byte) (bool, error) {
 			listTries = append(listTries, string(bytes.Join(keys, []byte(","))))
-			key, vals, err := lc.DB.LMPop(keys, true, 1)
+			key, vals, err := lc.DB.LMPop(keys, types.Left, 1)
 			if err != nil || key == nil {
 				return false, err
 			}

@@ -141,7 +141,7 @@ func cmdPersist(c *Ctx, args [][]byte) error {
 
 // RENAME key newkey
 func cmdRename(c *Ctx, args [][]byte) error {
-	if _, err := c.DB.Rename(args[1], args[2], false); err != nil {
+	if _, err := c.DB.Rename(args[1], args[2], types.Overwrite); err != nil {
 		return err
 	}
 	c.signalKeyReady(c.DB.Index(), args[2]) // Redis wakes clients blocked on newkey
@@ -151,7 +151,7 @@ func cmdRename(c *Ctx, args [][]byte) error {
 
 // RENAMENX key newkey
 func cmdRenameNX(c *Ctx, args [][]byte) error {
-	ok, err := c.DB.Rename(args[1], args[2], true)
+	ok, err := c.DB.Rename(args[1], args[2], types.WriteNothing)
 	if err != nil {
 		return err
 	}
@@ -197,11 +197,11 @@ func cmdMove(c *Ctx, args [][]byte) error {
 // COPY source destination [DB destination-db] [REPLACE]
 func cmdCopy(c *Ctx, args [][]byte) error {
 	to := c.DB
-	replace := false
+	exists := types.WriteNothing
 	for i := 3; i < len(args); i++ {
 		switch {
 		case is(args[i], "REPLACE"):
-			replace = true
+			exists = types.Overwrite
 		case is(args[i], "DB") && i+1 < len(args):
 			i++
 			db, err := dbArg(c, args[i])
@@ -213,7 +213,7 @@ func cmdCopy(c *Ctx, args [][]byte) error {
 			return errSyntax
 		}
 	}
-	ok, err := c.DB.Copy(args[1], to, args[2], replace)
+	ok, err := c.DB.Copy(args[1], to, args[2], exists)
 	if err != nil {
 		return err
 	}

@@ -41,12 +41,12 @@ func cmdRPushX(c *Ctx, args [][]byte) error { return pushCommand(c, args, c.DB.R
 // popCommand is LPOP and RPOP: key [count]. Without a count the reply is one
 // element or nil; with one it is an array, or a null array when the key is
 // missing.
-func popCommand(c *Ctx, args [][]byte, left bool, name string) error {
+func popCommand(c *Ctx, args [][]byte, end types.ListEnd, name string) error {
 	if len(args) > 3 {
 		return errWrongArity(name)
 	}
 	if len(args) == 2 {
-		vals, ok, err := c.DB.LPop(args[1], 1, left)
+		vals, ok, err := c.DB.LPop(args[1], 1, end)
 		if err != nil {
 			return err
 		}
@@ -61,7 +61,7 @@ func popCommand(c *Ctx, args [][]byte, left bool, name string) error {
 	if err != nil || count < 0 {
 		return errPositiveNumber
 	}
-	vals, ok, err := c.DB.LPop(args[1], count, left)
+	vals, ok, err := c.DB.LPop(args[1], count, end)
 	if err != nil {
 		return err
 	}
@@ -73,8 +73,8 @@ func popCommand(c *Ctx, args [][]byte, left bool, name string) error {
 	return nil
 }
 
-func cmdLPop(c *Ctx, args [][]byte) error { return popCommand(c, args, true, "lpop") }
-func cmdRPop(c *Ctx, args [][]byte) error { return popCommand(c, args, false, "rpop") }
+func cmdLPop(c *Ctx, args [][]byte) error { return popCommand(c, args, types.Left, "lpop") }
+func cmdRPop(c *Ctx, args [][]byte) error { return popCommand(c, args, types.Right, "rpop") }
 
 // LLEN key
 func cmdLLen(c *Ctx, args [][]byte) error {
@@ -154,15 +154,16 @@ func cmdLSet(c *Ctx, args [][]byte) error {
 
 // LINSERT key BEFORE|AFTER pivot element
 func cmdLInsert(c *Ctx, args [][]byte) error {
-	var before bool
+	var place types.InsertPlace
 	switch {
 	case is(args[2], "BEFORE"):
-		before = true
+		place = types.Before
 	case is(args[2], "AFTER"):
+		place = types.After
 	default:
 		return errSyntax
 	}
-	n, err := c.DB.LInsert(args[1], before, args[3], args[4])
+	n, err := c.DB.LInsert(args[1], place, args[3], args[4])
 	if err != nil {
 		return err
 	}
@@ -260,21 +261,21 @@ func cmdLPos(c *Ctx, args [][]byte) error {
 	return nil
 }
 
-// listEnd parses LEFT or RIGHT; left reports LEFT.
-func listEnd(arg []byte) (left bool, err error) {
+// listEnd parses LEFT or RIGHT.
+func listEnd(arg []byte) (types.ListEnd, error) {
 	switch {
 	case is(arg, "LEFT"):
-		return true, nil
+		return types.Left, nil
 	case is(arg, "RIGHT"):
-		return false, nil
+		return types.Right, nil
 	}
-	return false, errSyntax
+	return types.Left, errSyntax
 }
 
 // move is LMOVE's and its siblings' work: it moves one element and wakes
 // the clients blocked on the destination. ok is false when src is missing.
-func move(c *Ctx, src, dst []byte, fromLeft, toLeft bool) (val []byte, ok bool, err error) {
-	val, ok, err = c.DB.LMove(src, dst, fromLeft, toLeft)
+func move(c *Ctx, src, dst []byte, from, to types.ListEnd) (val []byte, ok bool, err error) {
+	val, ok, err = c.DB.LMove(src, dst, from, to)
 	if err == nil && ok {
 		c.signalKeyReady(c.DB.Index(), dst)
 	}
@@ -301,7 +302,7 @@ func cmdLMove(c *Ctx, args [][]byte) error {
 
 // RPOPLPUSH source destination
 func cmdRPopLPush(c *Ctx, args [][]byte) error {
-	v, ok, err := move(c, args[1], args[2], false, true)
+	v, ok, err := move(c, args[1], args[2], types.Right, types.Left)
 	if err != nil {
 		return err
 	}
@@ -314,7 +315,7 @@ func cmdRPopLPush(c *Ctx, args [][]byte) error {
 // then COUNT.
 type lmpopArgs struct {
 	keys  [][]byte
-	left  bool
+	end   types.ListEnd
 	count int64
 }
 
@@ -328,7 +329,7 @@ func parseLMPop(args [][]byte) (o lmpopArgs, err error) {
 	}
 	o.keys = args[1 : 1+numkeys]
 	rest := args[1+numkeys:]
-	if o.left, err = listEnd(rest[0]); err != nil {
+	if o.end, err = listEnd(rest[0]); err != nil {
 		return o, err
 	}
 	o.count = -1
@@ -358,7 +359,7 @@ func cmdLMPop(c *Ctx, args [][]byte) error {
 	if err != nil {
 		return err
 	}
-	key, vals, err := c.DB.LMPop(o.keys, o.left, o.count)
+	key, vals, err := c.DB.LMPop(o.keys, o.end, o.count)
 	if err != nil {
 		return err
 	}
@@ -414,14 +415,14 @@ func parseTimeout(arg []byte) (time.Duration, error) {
 }
 
 // bpopCommand is BLPOP and BRPOP: key [key ...] timeout.
-func bpopCommand(c *Ctx, args [][]byte, left bool) error {
+func bpopCommand(c *Ctx, args [][]byte, end types.ListEnd) error {
 	timeout, err := parseTimeout(args[len(args)-1])
 	if err != nil {
 		return err
 	}
 	keys := args[1 : len(args)-1]
 	return c.Srv.blockOn(c, keys, timeout, "list", func(keys [][]byte) (bool, error) {
-		key, vals, err := c.DB.LMPop(keys, left, 1)
+		key, vals, err := c.DB.LMPop(keys, end, 1)
 		if err != nil || key == nil {
 			return false, err
 		}
@@ -430,13 +431,13 @@ func bpopCommand(c *Ctx, args [][]byte, left bool) error {
 	})
 }
 
-func cmdBLPop(c *Ctx, args [][]byte) error { return bpopCommand(c, args, true) }
-func cmdBRPop(c *Ctx, args [][]byte) error { return bpopCommand(c, args, false) }
+func cmdBLPop(c *Ctx, args [][]byte) error { return bpopCommand(c, args, types.Left) }
+func cmdBRPop(c *Ctx, args [][]byte) error { return bpopCommand(c, args, types.Right) }
 
 // blmove is BLMOVE's and BRPOPLPUSH's wait on src.
-func blmove(c *Ctx, src, dst []byte, fromLeft, toLeft bool, timeout time.Duration) error {
+func blmove(c *Ctx, src, dst []byte, from, to types.ListEnd, timeout time.Duration) error {
 	return c.Srv.blockOn(c, [][]byte{src}, timeout, "list", func([][]byte) (bool, error) {
-		v, ok, err := move(c, src, dst, fromLeft, toLeft)
+		v, ok, err := move(c, src, dst, from, to)
 		if err != nil || !ok {
 			return false, err
 		}
@@ -468,7 +469,7 @@ func cmdBRPopLPush(c *Ctx, args [][]byte) error {
 	if err != nil {
 		return err
 	}
-	return blmove(c, args[1], args[2], false, true, timeout)
+	return blmove(c, args[1], args[2], types.Right, types.Left, timeout)
 }
 
 // BLMPOP timeout numkeys key [key ...] LEFT|RIGHT [COUNT count]
@@ -482,7 +483,7 @@ func cmdBLMPop(c *Ctx, args [][]byte) error {
 		return err
 	}
 	return c.Srv.blockOn(c, o.keys, timeout, "list", func(keys [][]byte) (bool, error) {
-		key, vals, err := c.DB.LMPop(keys, o.left, o.count)
+		key, vals, err := c.DB.LMPop(keys, o.end, o.count)
 		if err != nil || key == nil {
 			return false, err
 		}

@@ -111,7 +111,7 @@ func cmdMSet(c *Ctx, args [][]byte) error {
 	if len(args)%2 != 1 {
 		return errWrongArity("mset")
 	}
-	if _, err := c.DB.MSet(args[1:], false); err != nil {
+	if _, err := c.DB.MSet(args[1:], types.Overwrite); err != nil {
 		return err
 	}
 	c.ok()
@@ -123,7 +123,7 @@ func cmdMSetNX(c *Ctx, args [][]byte) error {
 	if len(args)%2 != 1 {
 		return errWrongArity("msetnx")
 	}
-	done, err := c.DB.MSet(args[1:], true)
+	done, err := c.DB.MSet(args[1:], types.WriteNothing)
 	if err != nil {
 		return err
 	}

@@ -421,12 +421,12 @@ func cmdZRemRangeByLex(c *Ctx, args [][]byte) error {
 }
 
 // ZPOPMIN key [count]
-func cmdZPopMin(c *Ctx, args [][]byte) error { return zpopGeneric(c, args, false) }
+func cmdZPopMin(c *Ctx, args [][]byte) error { return zpopGeneric(c, args, types.Lowest) }
 
 // ZPOPMAX key [count]
-func cmdZPopMax(c *Ctx, args [][]byte) error { return zpopGeneric(c, args, true) }
+func cmdZPopMax(c *Ctx, args [][]byte) error { return zpopGeneric(c, args, types.Highest) }
 
-func zpopGeneric(c *Ctx, args [][]byte, max bool) error {
+func zpopGeneric(c *Ctx, args [][]byte, end types.ScoreEnd) error {
 	if len(args) > 3 {
 		return errSyntax
 	}
@@ -438,7 +438,7 @@ func zpopGeneric(c *Ctx, args [][]byte, max bool) error {
 		}
 		count = n
 	}
-	_, elems, err := c.DB.ZPop(args[1:2], max, count)
+	_, elems, err := c.DB.ZPop(args[1:2], end, count)
 	if err != nil {
 		return err
 	}
@@ -448,38 +448,39 @@ func zpopGeneric(c *Ctx, args [][]byte, max bool) error {
 
 // parseMPop parses the "numkeys key [key ...] MIN|MAX [COUNT count]" of
 // ZMPOP and BZMPOP, which starts at args[numIdx].
-func parseMPop(args [][]byte, numIdx int) (keys [][]byte, popMax bool, count int64, err error) {
+func parseMPop(args [][]byte, numIdx int) (keys [][]byte, end types.ScoreEnd, count int64, err error) {
 	numkeys, ok := types.ParseInt(args[numIdx])
 	if !ok || numkeys < 1 {
-		return nil, false, 0, errNumkeysPositive
+		return nil, types.Lowest, 0, errNumkeysPositive
 	}
 	if numkeys >= int64(len(args)) {
-		return nil, false, 0, errSyntax
+		return nil, types.Lowest, 0, errSyntax
 	}
 	whereIdx := numIdx + int(numkeys) + 1
 	if whereIdx >= len(args) {
-		return nil, false, 0, errSyntax
+		return nil, types.Lowest, 0, errSyntax
 	}
 	switch {
 	case is(args[whereIdx], "MIN"):
+		end = types.Lowest
 	case is(args[whereIdx], "MAX"):
-		popMax = true
+		end = types.Highest
 	default:
-		return nil, false, 0, errSyntax
+		return nil, types.Lowest, 0, errSyntax
 	}
 	count = 0 // not given yet; it defaults to 1
 	for j := whereIdx + 1; j < len(args); j++ {
 		if count != 0 || !is(args[j], "COUNT") || j+1 >= len(args) {
-			return nil, false, 0, errSyntax
+			return nil, types.Lowest, 0, errSyntax
 		}
 		j++
 		n, ok := types.ParseInt(args[j])
 		if !ok || n < 1 {
-			return nil, false, 0, errCountPositive
+			return nil, types.Lowest, 0, errCountPositive
 		}
 		count = n
 	}
-	return args[numIdx+1 : whereIdx], popMax, max(count, 1), nil
+	return args[numIdx+1 : whereIdx], end, max(count, 1), nil
 }
 
 // writeMPop replies to ZMPOP and BZMPOP: [key, [[member, score], ...]], or
@@ -501,11 +502,11 @@ func (c *Ctx) writeMPop(key []byte, elems []types.ScoreMember) {
 
 // ZMPOP numkeys key [key ...] MIN|MAX [COUNT count]
 func cmdZMPop(c *Ctx, args [][]byte) error {
-	keys, max, count, err := parseMPop(args, 1)
+	keys, end, count, err := parseMPop(args, 1)
 	if err != nil {
 		return err
 	}
-	key, elems, err := c.DB.ZPop(keys, max, count)
+	key, elems, err := c.DB.ZPop(keys, end, count)
 	if err != nil {
 		return err
 	}
@@ -702,21 +703,21 @@ func cmdZScan(c *Ctx, args [][]byte) error {
 }
 
 // BZPOPMIN key [key ...] timeout
-func cmdBZPopMin(c *Ctx, args [][]byte) error { return bzpopGeneric(c, args, false) }
+func cmdBZPopMin(c *Ctx, args [][]byte) error { return bzpopGeneric(c, args, types.Lowest) }
 
 // BZPOPMAX key [key ...] timeout
-func cmdBZPopMax(c *Ctx, args [][]byte) error { return bzpopGeneric(c, args, true) }
+func cmdBZPopMax(c *Ctx, args [][]byte) error { return bzpopGeneric(c, args, types.Highest) }
 
 // bzpopGeneric pops one element from the first non-empty zset among the
 // keys, waiting for one when there is none: [key, member, score], or the
 // null array on timeout.
-func bzpopGeneric(c *Ctx, args [][]byte, max bool) error {
+func bzpopGeneric(c *Ctx, args [][]byte, end types.ScoreEnd) error {
 	timeout, err := parseTimeout(args[len(args)-1])
 	if err != nil {
 		return err
 	}
 	return c.Srv.blockOn(c, args[1:len(args)-1], timeout, "zset", func(keys [][]byte) (bool, error) {
-		key, elems, err := c.DB.ZPop(keys, max, 1)
+		key, elems, err := c.DB.ZPop(keys, end, 1)
 		if err != nil || key == nil {
 			return false, err
 		}
@@ -731,7 +732,7 @@ func bzpopGeneric(c *Ctx, args [][]byte, max bool) error {
 // BZMPOP timeout numkeys key [key ...] MIN|MAX [COUNT count]. As in Redis
 // the timeout is checked after the other arguments.
 func cmdBZMPop(c *Ctx, args [][]byte) error {
-	keys, max, count, err := parseMPop(args, 2)
+	keys, end, count, err := parseMPop(args, 2)
 	if err != nil {
 		return err
 	}
@@ -740,7 +741,7 @@ func cmdBZMPop(c *Ctx, args [][]byte) error {
 		return err
 	}
 	return c.Srv.blockOn(c, keys, timeout, "zset", func(keys [][]byte) (bool, error) {
-		key, elems, err := c.DB.ZPop(keys, max, count)
+		key, elems, err := c.DB.ZPop(keys, end, count)
 		if err != nil || key == nil {
 			return false, err
 		}

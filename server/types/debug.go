@@ -9,7 +9,8 @@ import "github.com/shaledb/shale/server/store"
 func (d *DB) DebugPanic(key []byte) error {
 	unlock := d.lock(key)
 	defer unlock()
-	ks, err := d.load(key, d.e.now())
+	ks := &keyState{}
+	err := d.load(ks, key, d.e.now())
 	if err != nil {
 		return err
 	}

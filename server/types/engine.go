@@ -7,7 +7,6 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/shaledb/shale/metadata"
 	"github.com/shaledb/shale/server/store"
 	"github.com/shaledb/shale/subkey"
 )
@@ -149,155 +148,6 @@ func (d *DB) lock(keys ...[]byte) store.Unlock {
 
 func noUnlock() {}
 
-// keyState is a key's metadata as one command sees it, and what it must undo
-// when it rewrites or removes the key.
-type keyState struct {
-	db         *DB
-	key        []byte
-	mkey       []byte
-	m          metadata.Meta
-	live       bool  // a record exists and has not expired
-	onDisk     bool  // a record exists (live or expired) and must be removed before re-creation
-	diskExpire int64 // the expire_ms recorded in the expire index, 0 = none
-	diskMeta   metadata.Meta
-}
-
-// load reads key's metadata. An expired record reads as absent, but is
-// remembered so that a write can remove it in the same batch.
-//
-// load and loadType are small enough to be inlined, so that the keyState is
-// allocated in the command that loads it, and stays on its stack unless the
-// command lets it escape: a heap keyState was the largest allocation of a
-// SET or an HSET.
-func (d *DB) load(key []byte, now int64) (*keyState, error) {
-	ks := &keyState{}
-	return ks, d.fill(ks, key, 0, now)
-}
-
-// loadType is load plus a type check: it returns ErrWrongType when the key is
-// live and holds another type. now may be readClock.
-func (d *DB) loadType(key []byte, t metadata.Type, now int64) (*keyState, error) {
-	ks := &keyState{}
-	return ks, d.fill(ks, key, t, now)
-}
-
-// readClock, as fill's now, makes it read the engine's clock: a caller that
-// passed d.e.now() itself would be too big to inline.
-const readClock int64 = -1
-
-// fill reads key's metadata into ks. t, unless 0, is the type a live key
-// must have.
-func (d *DB) fill(ks *keyState, key []byte, t metadata.Type, now int64) error {
-	if now == readClock {
-		now = d.e.now()
-	}
-	*ks = keyState{db: d, key: key, mkey: metadata.AppendMetaKey(nil, d.idx, key)}
-	raw, ok, err := d.rd.Get(store.CFMeta, ks.mkey)
-	if err != nil || !ok {
-		return err
-	}
-	m, err := metadata.DecodeMeta(raw)
-	if err != nil {
-		return fmt.Errorf("key %q: %w", key, err)
-	}
-	ks.onDisk = true
-	ks.diskMeta = m
-	ks.diskExpire = m.ExpireMs
-	ks.m = m
-	ks.live = !m.Expired(now)
-	if t != 0 && ks.live && m.Type != t {
-		return ErrWrongType
-	}
-	return nil
-}
-
-// remove deletes the key's records in b: metadata, bookkeeping and expiry
-// index. O(1): the sub-keys become orphans for the compaction filters, and a
-// big key is queued for a targeted compaction.
-func (ks *keyState) remove(b *store.Batch) {
-	if !ks.onDisk {
-		return
-	}
-	d := ks.db
-	old := ks.diskMeta
-	b.Delete(store.CFMeta, ks.mkey)
-	if old.Type.Composite() {
-		b.Delete(store.CFBookkeeping, metadata.AppendBookKey(nil, old.UID))
-		if int64(old.Size) >= d.st.ReclaimMinElements() {
-			b.Reclaim(old.UID)
-		}
-	}
-	if ks.diskExpire != 0 {
-		b.Delete(store.CFExpire, metadata.ExpireKey{ExpireMs: ks.diskExpire, DB: d.idx, Key: ks.key}.Append(nil))
-		b.AddExpires(d.n, -1)
-	}
-	b.AddKeys(d.n, -1)
-	ks.onDisk, ks.live, ks.diskExpire = false, false, 0
-	ks.m = metadata.Meta{}
-}
-
-// create makes the key new, of type t, removing any old record first. A
-// composite key gets a fresh uid and its bookkeeping record.
-func (ks *keyState) create(b *store.Batch, t metadata.Type) error {
-	ks.remove(b)
-	ks.m = metadata.Meta{Type: t}
-	if t.Composite() {
-		uid, err := ks.db.st.NewUID()
-		if err != nil {
-			return err
-		}
-		ks.m.UID = uid
-		if t == metadata.TypeList {
-			ks.m.Head, ks.m.Tail = subkey.ListStart, subkey.ListStart
-		}
-		b.Put(store.CFBookkeeping, metadata.AppendBookKey(nil, uid),
-			metadata.Book{Type: t, DB: ks.db.idx, Key: ks.key}.Append(nil))
-		b.Created(uid)
-	}
-	b.AddKeys(ks.db.n, 1)
-	ks.live = true
-	return nil
-}
-
-// unchanged reports whether a composite key's metadata is the record
-// already written (on disk or earlier in the batch). Strings are never
-// "unchanged": their value may have been changed in place.
-func (ks *keyState) unchanged() bool {
-	m, d := ks.m, ks.diskMeta
-	return ks.onDisk && m.Type.Composite() && m.Type == d.Type && m.ExpireMs == d.ExpireMs &&
-		m.UID == d.UID && m.Size == d.Size && m.Head == d.Head && m.Tail == d.Tail
-}
-
-// save writes the key's metadata in b, keeping the expiry index in step. A
-// composite key whose size dropped to zero is removed instead.
-func (ks *keyState) save(b *store.Batch) {
-	if ks.m.Type.Composite() && ks.m.Size == 0 {
-		if !ks.onDisk {
-			// Created and emptied within one command: undo the creation.
-			ks.onDisk, ks.diskMeta = true, ks.m
-		}
-		ks.remove(b)
-		return
-	}
-	if ks.unchanged() {
-		// An HSET or ZADD that only changed members: rewriting the same
-		// record would cost a memtable insert, the dearest part of a write.
-		return
-	}
-	b.Put(store.CFMeta, ks.mkey, ks.m.Append(nil))
-	if ks.m.ExpireMs != ks.diskExpire {
-		if ks.diskExpire != 0 {
-			b.Delete(store.CFExpire, metadata.ExpireKey{ExpireMs: ks.diskExpire, DB: ks.db.idx, Key: ks.key}.Append(nil))
-			b.AddExpires(ks.db.n, -1)
-		}
-		if ks.m.ExpireMs != 0 {
-			b.Put(store.CFExpire, metadata.ExpireKey{ExpireMs: ks.m.ExpireMs, DB: ks.db.idx, Key: ks.key}.Append(nil), nil)
-			b.AddExpires(ks.db.n, 1)
-		}
-	}
-	ks.onDisk, ks.diskMeta, ks.diskExpire = true, ks.m, ks.m.ExpireMs
-}
-
 // write runs fn with a fresh batch and writes the batch if fn succeeds. In
 // a group, fn writes to the group's batch instead, undone if fn fails.
 func (d *DB) write(fn func(b *store.Batch) error) error {
@@ -313,11 +163,6 @@ func (d *DB) write(fn func(b *store.Batch) error) error {
 		return err
 	}
 	return d.st.Write(b)
-}
-
-// skey is the sub-key of member sub of the key's current uid.
-func (ks *keyState) skey(sub []byte) []byte {
-	return subkey.AppendKey(nil, ks.m.UID, sub)
 }
 
 // iterSub calls fn for every sub-key record of the key's current uid, in
@@ -344,8 +189,8 @@ func (d *DB) checkSize(key []byte) {
 		d.grp.After(func() { base.checkSize(key) })
 		return
 	}
-	ks, err := d.load(key, d.e.now())
-	if err != nil || !ks.live || !ks.m.Type.Composite() {
+	ks := &keyState{}
+	if err := d.load(ks, key, d.e.now()); err != nil || !ks.live || !ks.m.Type.Composite() {
 		return
 	}
 	var n uint64

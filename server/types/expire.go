@@ -107,8 +107,8 @@ func (e *Engine) expireOne(ek metadata.ExpireKey, now int64) error {
 	d := e.dbs[ek.DB]
 	unlock := d.lock(ek.Key)
 	defer unlock()
-	ks, err := d.load(ek.Key, now)
-	if err != nil {
+	ks := &keyState{}
+	if err := d.load(ks, ek.Key, now); err != nil {
 		return err
 	}
 	if !ks.onDisk || ks.diskExpire != ek.ExpireMs || ks.live {

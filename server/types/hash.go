@@ -10,12 +10,6 @@ import (
 	"github.com/shaledb/shale/server/store"
 )
 
-// loadHash loads key expecting a hash.
-func (d *DB) loadHash(key []byte) (*keyState, error) {
-	ks := &keyState{} // not loadType: this must stay small enough to inline
-	return ks, d.fill(ks, key, metadata.TypeHash, readClock)
-}
-
 // subValues reads the values of subs under the key's uid; found[i] tells
 // whether subs[i] exists.
 func (d *DB) subValues(ks *keyState, subs [][]byte) ([][]byte, []bool, error) {
@@ -26,12 +20,51 @@ func (d *DB) subValues(ks *keyState, subs [][]byte) ([][]byte, []bool, error) {
 	return d.rd.MultiGet(store.CFSubkey, skeys)
 }
 
+// removeSubs is HDEL and SREM: it removes subs (fields or members, repeats
+// allowed) from key, which must hold type t, and returns how many it
+// removed. Removing the last one removes the key.
+func (d *DB) removeSubs(key []byte, t metadata.Type, subs [][]byte) (int64, error) {
+	unlock := d.lock(key)
+	defer unlock()
+	ks := &keyState{}
+	if err := d.loadType(ks, key, t, d.e.now()); err != nil || !ks.live {
+		return 0, err
+	}
+	uniq := uniqueMembers(subs)
+	_, found, err := d.subValues(ks, uniq)
+	if err != nil {
+		return 0, err
+	}
+	var removed int64
+	for _, f := range found {
+		if f {
+			removed++
+		}
+	}
+	if removed == 0 {
+		return 0, nil
+	}
+	err = d.write(func(b *store.Batch) error {
+		for i, s := range uniq {
+			if found[i] {
+				b.Delete(store.CFSubkey, ks.skey(s))
+			}
+		}
+		ks.m.Size -= uint64(removed)
+		ks.save(b)
+		return nil
+	})
+	d.checkSize(key)
+	return removed, err
+}
+
 // HSet is HSET and HMSET; pairs alternate field, value. It returns the
 // number of fields that were new.
 func (d *DB) HSet(key []byte, pairs [][]byte) (int64, error) {
 	unlock := d.lock(key)
 	defer unlock()
-	ks, err := d.loadHash(key)
+	ks := &keyState{}
+	err := d.loadHash(ks, key)
 	if err != nil {
 		return 0, err
 	}
@@ -76,7 +109,8 @@ func (d *DB) HSet(key []byte, pairs [][]byte) (int64, error) {
 func (d *DB) HSetNX(key, field, val []byte) (bool, error) {
 	unlock := d.lock(key)
 	defer unlock()
-	ks, err := d.loadHash(key)
+	ks := &keyState{}
+	err := d.loadHash(ks, key)
 	if err != nil {
 		return false, err
 	}
@@ -105,8 +139,8 @@ func (d *DB) HSetNX(key, field, val []byte) (bool, error) {
 func (d *DB) HGet(key, field []byte) ([]byte, bool, error) {
 	unlock := d.lock(key)
 	defer unlock()
-	ks, err := d.loadHash(key)
-	if err != nil || !ks.live {
+	ks := &keyState{}
+	if err := d.loadHash(ks, key); err != nil || !ks.live {
 		return nil, false, err
 	}
 	return d.rd.Get(store.CFSubkey, ks.skey(field))
@@ -116,8 +150,8 @@ func (d *DB) HGet(key, field []byte) ([]byte, bool, error) {
 func (d *DB) HMGet(key []byte, fields [][]byte) ([][]byte, error) {
 	unlock := d.lock(key)
 	defer unlock()
-	ks, err := d.loadHash(key)
-	if err != nil {
+	ks := &keyState{}
+	if err := d.loadHash(ks, key); err != nil {
 		return nil, err
 	}
 	if !ks.live {
@@ -129,19 +163,30 @@ func (d *DB) HMGet(key []byte, fields [][]byte) ([][]byte, error) {
 
 // HGetAll is HGETALL; it returns field, value pairs in field order.
 func (d *DB) HGetAll(key []byte) ([][]byte, error) {
-	return d.hashList(key, true, true)
+	return d.hashList(key, hashFields|hashValues)
 }
 
 // HKeys is HKEYS.
-func (d *DB) HKeys(key []byte) ([][]byte, error) { return d.hashList(key, true, false) }
+func (d *DB) HKeys(key []byte) ([][]byte, error) { return d.hashList(key, hashFields) }
 
 // HVals is HVALS.
-func (d *DB) HVals(key []byte) ([][]byte, error) { return d.hashList(key, false, true) }
+func (d *DB) HVals(key []byte) ([][]byte, error) { return d.hashList(key, hashValues) }
 
-func (d *DB) hashList(key []byte, fields, vals bool) ([][]byte, error) {
+// hashParts is what hashList reads of each field: a bit set.
+type hashParts uint8
+
+const (
+	hashFields hashParts = 1 << iota // the field's name
+	hashValues                       // its value
+)
+
+// hashList is HGETALL, HKEYS and HVALS: parts of every field of key, in
+// field order.
+func (d *DB) hashList(key []byte, parts hashParts) ([][]byte, error) {
 	unlock := d.lock(key)
 	defer func() { unlock() }()
-	ks, err := d.loadHash(key)
+	ks := &keyState{}
+	err := d.loadHash(ks, key)
 	if err != nil || !ks.live {
 		return nil, err
 	}
@@ -149,10 +194,10 @@ func (d *DB) hashList(key []byte, fields, vals bool) ([][]byte, error) {
 	defer done()
 	out := make([][]byte, 0, ks.m.Size*2)
 	err = d.iterSub(ks.m.UID, func(f, v []byte) bool {
-		if fields {
+		if parts&hashFields != 0 {
 			out = append(out, append([]byte{}, f...))
 		}
-		if vals {
+		if parts&hashValues != 0 {
 			out = append(out, append([]byte{}, v...))
 		}
 		return true
@@ -160,54 +205,14 @@ func (d *DB) hashList(key []byte, fields, vals bool) ([][]byte, error) {
 	return out, err
 }
 
-// HDel is HDEL; it returns the number of fields removed.
+// HDel is HDEL; it returns the number of fields removed. Removing the last
+// field removes the key.
 func (d *DB) HDel(key []byte, fields [][]byte) (int64, error) {
-	unlock := d.lock(key)
-	defer unlock()
-	ks, err := d.loadHash(key)
-	if err != nil || !ks.live {
-		return 0, err
-	}
-	uniq := make([][]byte, 0, len(fields))
-	seen := make(map[string]bool, len(fields))
-	for _, f := range fields {
-		if !seen[string(f)] {
-			seen[string(f)] = true
-			uniq = append(uniq, f)
-		}
-	}
-	_, found, err := d.subValues(ks, uniq)
-	if err != nil {
-		return 0, err
-	}
-	var removed int64
-	err = d.write(func(b *store.Batch) error {
-		for i, f := range uniq {
-			if found[i] {
-				b.Delete(store.CFSubkey, ks.skey(f))
-				removed++
-			}
-		}
-		if removed > 0 {
-			ks.m.Size -= uint64(removed)
-			ks.save(b)
-		}
-		return nil
-	})
-	d.checkSize(key)
-	return removed, err
+	return d.removeSubs(key, metadata.TypeHash, fields)
 }
 
 // HLen is HLEN.
-func (d *DB) HLen(key []byte) (int64, error) {
-	unlock := d.lock(key)
-	defer unlock()
-	ks, err := d.loadHash(key)
-	if err != nil || !ks.live {
-		return 0, err
-	}
-	return int64(ks.m.Size), nil
-}
+func (d *DB) HLen(key []byte) (int64, error) { return d.card(key, metadata.TypeHash) }
 
 // HExists is HEXISTS.
 func (d *DB) HExists(key, field []byte) (bool, error) {
@@ -225,7 +230,8 @@ func (d *DB) HStrLen(key, field []byte) (int64, error) {
 func (d *DB) hashModify(key, field []byte, fn func(old []byte, exists bool) ([]byte, error)) ([]byte, error) {
 	unlock := d.lock(key)
 	defer unlock()
-	ks, err := d.loadHash(key)
+	ks := &keyState{}
+	err := d.loadHash(ks, key)
 	if err != nil {
 		return nil, err
 	}
@@ -289,11 +295,12 @@ func (d *DB) HIncrByFloat(key, field []byte, incr *big.Float) ([]byte, error) {
 // (ErrRandCount beyond MaxRandCount).
 // With withValues the result alternates field, value. Hash fields are
 // sub-keys like set members, so a small count of a big hash is drawn by
-// random seeks (see set_sample.go) rather than by reading the whole hash.
+// random seeks (see sample.go) rather than by reading the whole hash.
 func (d *DB) HRandField(key []byte, count int64, withValues bool) ([][]byte, error) {
 	unlock := d.lock(key)
 	defer func() { unlock() }()
-	ks, err := d.loadHash(key)
+	ks := &keyState{}
+	err := d.loadHash(ks, key)
 	if err != nil || !ks.live || count == 0 {
 		return nil, err
 	}
@@ -307,9 +314,9 @@ func (d *DB) HRandField(key []byte, count int64, withValues bool) ([][]byte, err
 	}
 	var fields [][]byte
 	if count < 0 {
-		fields, err = d.randomMembers(ks, uint64(-count), true)
+		fields, err = d.randomMembers(ks, uint64(-count), independentDraws)
 	} else {
-		fields, err = d.randomMembers(ks, uint64(count), false)
+		fields, err = d.randomMembers(ks, uint64(count), distinctDraws)
 	}
 	if err != nil || !withValues {
 		return fields, err
@@ -363,8 +370,8 @@ func (d *DB) shuffledHash(ks *keyState, withValues bool) ([][]byte, error) {
 func (d *DB) HScan(key []byte, cursor uint64, match []byte, count int) (uint64, [][]byte, error) {
 	unlock := d.lock(key)
 	defer func() { unlock() }()
-	ks, err := d.loadHash(key)
-	if err != nil || !ks.live {
+	ks := &keyState{}
+	if err := d.loadHash(ks, key); err != nil || !ks.live {
 		return 0, nil, err
 	}
 	d, done := d.walkView(min(uint64(max(count, 1)), ks.m.Size), &unlock)

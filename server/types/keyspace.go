@@ -21,8 +21,8 @@ func (d *DB) Del(keys [][]byte) (int64, error) {
 				continue
 			}
 			seen[string(k)] = true
-			ks, err := d.load(k, now)
-			if err != nil {
+			ks := &keyState{}
+			if err := d.load(ks, k, now); err != nil {
 				return err
 			}
 			if ks.live {
@@ -42,8 +42,8 @@ func (d *DB) Exists(keys [][]byte) (int64, error) {
 	now := d.e.now()
 	var n int64
 	for _, k := range keys {
-		ks, err := d.load(k, now)
-		if err != nil {
+		ks := &keyState{}
+		if err := d.load(ks, k, now); err != nil {
 			return 0, err
 		}
 		if ks.live {
@@ -57,11 +57,23 @@ func (d *DB) Exists(keys [][]byte) (int64, error) {
 func (d *DB) Type(key []byte) (string, error) {
 	unlock := d.lock(key)
 	defer unlock()
-	ks, err := d.load(key, d.e.now())
-	if err != nil || !ks.live {
+	ks := &keyState{}
+	if err := d.load(ks, key, d.e.now()); err != nil || !ks.live {
 		return "none", err
 	}
 	return ks.m.Type.String(), nil
+}
+
+// card is HLEN, SCARD, LLEN and ZCARD: the number of elements of key, which
+// must hold type t, or 0 when it is missing.
+func (d *DB) card(key []byte, t metadata.Type) (int64, error) {
+	unlock := d.lock(key)
+	defer unlock()
+	ks := &keyState{}
+	if err := d.loadType(ks, key, t, d.e.now()); err != nil || !ks.live {
+		return 0, err
+	}
+	return int64(ks.m.Size), nil
 }
 
 // ExpireCond is a set of EXPIRE's NX, XX, GT and LT flags.
@@ -82,8 +94,8 @@ func (d *DB) Expire(key []byte, atMs int64, cond ExpireCond) (bool, error) {
 	unlock := d.lock(key)
 	defer unlock()
 	now := d.e.now()
-	ks, err := d.load(key, now)
-	if err != nil || !ks.live {
+	ks := &keyState{}
+	if err := d.load(ks, key, now); err != nil || !ks.live {
 		return false, err
 	}
 	cur := ks.m.ExpireMs
@@ -110,7 +122,8 @@ func (d *DB) TTL(key []byte) (expireMs, now int64, err error) {
 	unlock := d.lock(key)
 	defer unlock()
 	now = d.e.now()
-	ks, err := d.load(key, now)
+	ks := &keyState{}
+	err = d.load(ks, key, now)
 	switch {
 	case err != nil:
 		return 0, now, err
@@ -126,8 +139,8 @@ func (d *DB) TTL(key []byte) (expireMs, now int64, err error) {
 func (d *DB) Persist(key []byte) (bool, error) {
 	unlock := d.lock(key)
 	defer unlock()
-	ks, err := d.load(key, d.e.now())
-	if err != nil || !ks.live || ks.m.ExpireMs == 0 {
+	ks := &keyState{}
+	if err := d.load(ks, key, d.e.now()); err != nil || !ks.live || ks.m.ExpireMs == 0 {
 		return false, err
 	}
 	ks.m.ExpireMs = 0
@@ -158,13 +171,24 @@ func (src *keyState) moveTo(b *store.Batch, dst *keyState) {
 	dst.save(b)
 }
 
-// Rename is RENAME (nx=false) and RENAMENX (nx=true). It reports whether
-// the key was renamed (RENAMENX returns false when dst exists).
-func (d *DB) Rename(src, dst []byte, nx bool) (bool, error) {
+// IfExists is what a command that writes a key does when the key already
+// exists.
+type IfExists uint8
+
+// What RENAME, COPY and MSET do with an existing destination.
+const (
+	Overwrite    IfExists = iota // RENAME, COPY ... REPLACE, MSET
+	WriteNothing                 // RENAMENX, COPY, MSETNX: the command writes nothing
+)
+
+// Rename is RENAME (Overwrite) and RENAMENX (WriteNothing). It reports
+// whether the key was renamed (RENAMENX returns false when dst exists).
+func (d *DB) Rename(src, dst []byte, exists IfExists) (bool, error) {
 	unlock := d.lock(src, dst)
 	defer unlock()
 	now := d.e.now()
-	ks, err := d.load(src, now)
+	ks := &keyState{}
+	err := d.load(ks, src, now)
 	if err != nil {
 		return false, err
 	}
@@ -172,13 +196,13 @@ func (d *DB) Rename(src, dst []byte, nx bool) (bool, error) {
 		return false, ErrNoSuchKey
 	}
 	if string(src) == string(dst) {
-		return !nx, nil
+		return exists == Overwrite, nil
 	}
-	kd, err := d.load(dst, now)
-	if err != nil {
+	kd := &keyState{}
+	if err := d.load(kd, dst, now); err != nil {
 		return false, err
 	}
-	if nx && kd.live {
+	if exists == WriteNothing && kd.live {
 		return false, nil
 	}
 	return true, d.write(func(b *store.Batch) error { ks.moveTo(b, kd); return nil })
@@ -192,32 +216,35 @@ func (d *DB) Move(key []byte, to *DB) (bool, error) {
 	unlock := d.st.Lock(store.LockKey{DB: d.n, Key: key}, store.LockKey{DB: to.n, Key: key})
 	defer unlock()
 	now := d.e.now()
-	ks, err := d.load(key, now)
+	ks := &keyState{}
+	err := d.load(ks, key, now)
 	if err != nil || !ks.live {
 		return false, err
 	}
-	kd, err := to.load(key, now)
-	if err != nil || kd.live {
+	kd := &keyState{}
+	if err := to.load(kd, key, now); err != nil || kd.live {
 		return false, err
 	}
 	return true, d.write(func(b *store.Batch) error { ks.moveTo(b, kd); return nil })
 }
 
 // Copy is COPY: a deep copy of src to dst in db to, O(size). It reports
-// false when src is missing or dst exists and replace is not set.
-func (d *DB) Copy(src []byte, to *DB, dst []byte, replace bool) (bool, error) {
+// false when src is missing, or dst exists and exists is WriteNothing.
+func (d *DB) Copy(src []byte, to *DB, dst []byte, exists IfExists) (bool, error) {
 	if to == d && string(src) == string(dst) {
 		return false, ErrSameObject
 	}
 	unlock := d.st.Lock(store.LockKey{DB: d.n, Key: src}, store.LockKey{DB: to.n, Key: dst})
 	defer unlock()
 	now := d.e.now()
-	ks, err := d.load(src, now)
+	ks := &keyState{}
+	err := d.load(ks, src, now)
 	if err != nil || !ks.live {
 		return false, err
 	}
-	kd, err := to.load(dst, now)
-	if err != nil || (kd.live && !replace) {
+	kd := &keyState{}
+	err = to.load(kd, dst, now)
+	if err != nil || (kd.live && exists == WriteNothing) {
 		return false, err
 	}
 	err = d.write(func(b *store.Batch) error {
@@ -259,8 +286,8 @@ func (d *DB) copySubs(b *store.Batch, from, to uint64) error {
 func (d *DB) UID(key []byte) (uint64, bool, error) {
 	unlock := d.lock(key)
 	defer unlock()
-	ks, err := d.load(key, d.e.now())
-	if err != nil || !ks.live || !ks.m.Type.Composite() {
+	ks := &keyState{}
+	if err := d.load(ks, key, d.e.now()); err != nil || !ks.live || !ks.m.Type.Composite() {
 		return 0, false, err
 	}
 	return ks.m.UID, true, nil
@@ -271,8 +298,8 @@ func (d *DB) UID(key []byte) (uint64, bool, error) {
 func (d *DB) ObjectEncoding(key []byte) (string, bool, error) {
 	unlock := d.lock(key)
 	defer unlock()
-	ks, err := d.load(key, d.e.now())
-	if err != nil || !ks.live {
+	ks := &keyState{}
+	if err := d.load(ks, key, d.e.now()); err != nil || !ks.live {
 		return "", false, err
 	}
 	switch ks.m.Type {

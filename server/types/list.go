@@ -23,11 +23,37 @@ import (
 // ErrIndexOutOfRange is LSET's error for an index outside the list.
 var ErrIndexOutOfRange = errors.New("index out of range")
 
-// loadList loads key expecting a list.
-func (d *DB) loadList(key []byte) (*keyState, error) {
-	ks := &keyState{} // not loadType: this must stay small enough to inline
-	return ks, d.fill(ks, key, metadata.TypeList, readClock)
-}
+// ListEnd is the end of a list that a command pushes at or pops from.
+type ListEnd uint8
+
+// The ends of a list, as Redis names them (LPUSH, RPOP, LMOVE's LEFT|RIGHT).
+const (
+	Left  ListEnd = iota // the head
+	Right                // the tail
+)
+
+// ifMissing is what push does when the list does not exist.
+type ifMissing uint8
+
+const (
+	createList  ifMissing = iota // create it (LPUSH, RPUSH)
+	pushNothing                  // leave it missing (LPUSHX, RPUSHX)
+)
+
+// onEmptied is what listPop does with the records of the elements it pops
+// when they are all the list's elements.
+type onEmptied uint8
+
+const (
+	// deleteRecords deletes them, as for any pop: the caller pushes to the
+	// same list again in this batch (LMOVE of a one-element list onto
+	// itself).
+	deleteRecords onEmptied = iota
+	// orphanRecords leaves them to the compaction filters, since saving the
+	// empty list removes the key: the caller must then not push to the list
+	// again in this batch.
+	orphanRecords
+)
 
 // lkey is the sub-key of the element at position pos (0-based from the
 // head) of the key's current list.
@@ -62,11 +88,11 @@ func (d *DB) listRange(ks *keyState, from, to uint64, reverse bool) ([][]byte, e
 	return out, err
 }
 
-// listPush adds vals at the head (left) or the tail, one after the other, so
-// LPUSH a b c leaves c first, as Redis does. The caller saves ks.
-func (ks *keyState) listPush(b *store.Batch, vals [][]byte, left bool) {
+// listPush adds vals at end, one after the other, so LPUSH a b c leaves c
+// first, as Redis does. The caller saves ks.
+func (ks *keyState) listPush(b *store.Batch, vals [][]byte, end ListEnd) {
 	for _, v := range vals {
-		if left {
+		if end == Left {
 			ks.m.Head--
 			b.Put(store.CFSubkey, subkey.AppendListKey(nil, ks.m.UID, ks.m.Head), v)
 		} else {
@@ -77,16 +103,14 @@ func (ks *keyState) listPush(b *store.Batch, vals [][]byte, left bool) {
 	ks.m.Size += uint64(len(vals))
 }
 
-// listPop removes up to n elements from the head (left) or the tail and
-// returns them in the order they were popped. When they are all the
-// elements and orphan is set, their records are left for the compaction
-// filters, since saving an empty list removes the key; the caller must then
-// not push to the list again in this batch. The caller saves ks.
-func (d *DB) listPop(b *store.Batch, ks *keyState, n uint64, left, orphan bool) ([][]byte, error) {
+// listPop removes up to n elements from end and returns them in the order
+// they were popped; emptied says what becomes of their records when they are
+// all the elements. The caller saves ks.
+func (d *DB) listPop(b *store.Batch, ks *keyState, n uint64, end ListEnd, emptied onEmptied) ([][]byte, error) {
 	n = min(n, ks.m.Size)
 	var vals [][]byte
 	var err error
-	if left {
+	if end == Left {
 		vals, err = d.listRange(ks, 0, n, false)
 	} else {
 		vals, err = d.listRange(ks, ks.m.Size-n, ks.m.Size, true)
@@ -94,16 +118,16 @@ func (d *DB) listPop(b *store.Batch, ks *keyState, n uint64, left, orphan bool) 
 	if err != nil {
 		return nil, err
 	}
-	if !orphan || n < ks.m.Size {
+	if emptied == deleteRecords || n < ks.m.Size {
 		for i := range n {
-			if left {
+			if end == Left {
 				b.Delete(store.CFSubkey, subkey.AppendListKey(nil, ks.m.UID, ks.m.Head+i))
 			} else {
 				b.Delete(store.CFSubkey, subkey.AppendListKey(nil, ks.m.UID, ks.m.Tail-1-i))
 			}
 		}
 	}
-	if left {
+	if end == Left {
 		ks.m.Head += n
 	} else {
 		ks.m.Tail -= n
@@ -112,16 +136,17 @@ func (d *DB) listPop(b *store.Batch, ks *keyState, n uint64, left, orphan bool) 
 	return vals, nil
 }
 
-// push is LPUSH, RPUSH, LPUSHX and RPUSHX: with onlyIfExists nothing is
-// created. It returns the list's new length (0 when nothing was created).
-func (d *DB) push(key []byte, vals [][]byte, left, onlyIfExists bool) (int64, error) {
+// push is LPUSH, RPUSH, LPUSHX and RPUSHX. It returns the list's new length
+// (0 when the list was missing and missing says to leave it so).
+func (d *DB) push(key []byte, vals [][]byte, end ListEnd, missing ifMissing) (int64, error) {
 	unlock := d.lock(key)
 	defer unlock()
-	ks, err := d.loadList(key)
+	ks := &keyState{}
+	err := d.loadList(ks, key)
 	if err != nil {
 		return 0, err
 	}
-	if !ks.live && onlyIfExists {
+	if !ks.live && missing == pushNothing {
 		return 0, nil
 	}
 	err = d.write(func(b *store.Batch) error {
@@ -130,7 +155,7 @@ func (d *DB) push(key []byte, vals [][]byte, left, onlyIfExists bool) (int64, er
 				return err
 			}
 		}
-		ks.listPush(b, vals, left)
+		ks.listPush(b, vals, end)
 		ks.save(b)
 		return nil
 	})
@@ -139,28 +164,33 @@ func (d *DB) push(key []byte, vals [][]byte, left, onlyIfExists bool) (int64, er
 }
 
 // LPush is LPUSH: it returns the list's new length.
-func (d *DB) LPush(key []byte, vals [][]byte) (int64, error) { return d.push(key, vals, true, false) }
+func (d *DB) LPush(key []byte, vals [][]byte) (int64, error) {
+	return d.push(key, vals, Left, createList)
+}
 
 // RPush is RPUSH: it returns the list's new length.
 func (d *DB) RPush(key []byte, vals [][]byte) (int64, error) {
-	return d.push(key, vals, false, false)
+	return d.push(key, vals, Right, createList)
 }
 
 // LPushX is LPUSHX: LPUSH only onto an existing list; 0 when there is none.
-func (d *DB) LPushX(key []byte, vals [][]byte) (int64, error) { return d.push(key, vals, true, true) }
+func (d *DB) LPushX(key []byte, vals [][]byte) (int64, error) {
+	return d.push(key, vals, Left, pushNothing)
+}
 
 // RPushX is RPUSHX: RPUSH only onto an existing list; 0 when there is none.
 func (d *DB) RPushX(key []byte, vals [][]byte) (int64, error) {
-	return d.push(key, vals, false, true)
+	return d.push(key, vals, Right, pushNothing)
 }
 
-// LPop is LPOP (left) and RPOP with a count: up to count elements, in the
-// order popped. ok is false when the key does not exist; count 0 on an
+// LPop is LPOP (end Left) and RPOP with a count: up to count elements, in
+// the order popped. ok is false when the key does not exist; count 0 on an
 // existing list returns no elements and ok.
-func (d *DB) LPop(key []byte, count int64, left bool) (vals [][]byte, ok bool, err error) {
+func (d *DB) LPop(key []byte, count int64, end ListEnd) (vals [][]byte, ok bool, err error) {
 	unlock := d.lock(key)
 	defer unlock()
-	ks, err := d.loadList(key)
+	ks := &keyState{}
+	err = d.loadList(ks, key)
 	if err != nil || !ks.live {
 		return nil, false, err
 	}
@@ -169,7 +199,7 @@ func (d *DB) LPop(key []byte, count int64, left bool) (vals [][]byte, ok bool, e
 	}
 	err = d.write(func(b *store.Batch) error {
 		var err error
-		if vals, err = d.listPop(b, ks, uint64(count), left, true); err != nil {
+		if vals, err = d.listPop(b, ks, uint64(count), end, orphanRecords); err != nil {
 			return err
 		}
 		ks.save(b)
@@ -183,11 +213,12 @@ func (d *DB) LPop(key []byte, count int64, left bool) (vals [][]byte, ok bool, e
 // list among keys, in key order, and returns its key with them. A key of
 // another type met before that list is ErrWrongType. key is nil when every
 // key is missing.
-func (d *DB) LMPop(keys [][]byte, left bool, count int64) (key []byte, vals [][]byte, err error) {
+func (d *DB) LMPop(keys [][]byte, end ListEnd, count int64) (key []byte, vals [][]byte, err error) {
 	unlock := d.lock(keys...)
 	defer unlock()
 	for _, k := range keys {
-		ks, err := d.loadList(k)
+		ks := &keyState{}
+		err := d.loadList(ks, k)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -196,7 +227,7 @@ func (d *DB) LMPop(keys [][]byte, left bool, count int64) (key []byte, vals [][]
 		}
 		err = d.write(func(b *store.Batch) error {
 			var err error
-			if vals, err = d.listPop(b, ks, uint64(max(count, 1)), left, true); err != nil {
+			if vals, err = d.listPop(b, ks, uint64(max(count, 1)), end, orphanRecords); err != nil {
 				return err
 			}
 			ks.save(b)
@@ -215,21 +246,23 @@ func (d *DB) LMPop(keys [][]byte, left bool, count int64) (key []byte, vals [][]
 // tail) and pushes it at dst's head (or tail), atomically; src and dst may
 // be the same list (a rotation). ok is false when src does not exist. A dst
 // of another type is ErrWrongType and src is left as it was.
-func (d *DB) LMove(src, dst []byte, fromLeft, toLeft bool) (val []byte, ok bool, err error) {
+func (d *DB) LMove(src, dst []byte, from, to ListEnd) (val []byte, ok bool, err error) {
 	unlock := d.lock(src, dst)
 	defer unlock()
-	ks, err := d.loadList(src)
+	ks := &keyState{}
+	err = d.loadList(ks, src)
 	if err != nil || !ks.live {
 		return nil, false, err
 	}
 	kd := ks
 	if !bytes.Equal(src, dst) {
-		if kd, err = d.loadList(dst); err != nil {
+		kd = &keyState{}
+		if err = d.loadList(kd, dst); err != nil {
 			return nil, false, err
 		}
 	}
 	err = d.write(func(b *store.Batch) error {
-		vals, err := d.listPop(b, ks, 1, fromLeft, false)
+		vals, err := d.listPop(b, ks, 1, from, deleteRecords)
 		if err != nil {
 			return err
 		}
@@ -239,7 +272,7 @@ func (d *DB) LMove(src, dst []byte, fromLeft, toLeft bool) (val []byte, ok bool,
 				return err
 			}
 		}
-		kd.listPush(b, vals, toLeft)
+		kd.listPush(b, vals, to)
 		if kd != ks {
 			ks.save(b)
 		}
@@ -252,23 +285,15 @@ func (d *DB) LMove(src, dst []byte, fromLeft, toLeft bool) (val []byte, ok bool,
 }
 
 // LLen is LLEN.
-func (d *DB) LLen(key []byte) (int64, error) {
-	unlock := d.lock(key)
-	defer unlock()
-	ks, err := d.loadList(key)
-	if err != nil || !ks.live {
-		return 0, err
-	}
-	return int64(ks.m.Size), nil
-}
+func (d *DB) LLen(key []byte) (int64, error) { return d.card(key, metadata.TypeList) }
 
 // LIndex is LINDEX: the element at index (negative counts from the tail),
 // ok=false when the index is outside the list or the key is missing.
 func (d *DB) LIndex(key []byte, index int64) ([]byte, bool, error) {
 	unlock := d.lock(key)
 	defer unlock()
-	ks, err := d.loadList(key)
-	if err != nil || !ks.live {
+	ks := &keyState{}
+	if err := d.loadList(ks, key); err != nil || !ks.live {
 		return nil, false, err
 	}
 	pos, ok := listIndex(index, ks.m.Size)
@@ -299,8 +324,8 @@ func listIndex(index int64, size uint64) (uint64, bool) {
 func (d *DB) LSet(key []byte, index int64, val []byte) error {
 	unlock := d.lock(key)
 	defer unlock()
-	ks, err := d.loadList(key)
-	if err != nil {
+	ks := &keyState{}
+	if err := d.loadList(ks, key); err != nil {
 		return err
 	}
 	if !ks.live {
@@ -316,9 +341,10 @@ func (d *DB) LSet(key []byte, index int64, val []byte) error {
 	})
 }
 
-// listSpan turns LRANGE's and LTRIM's start and stop (inclusive, negative
-// counting from the tail) into the positions [from, to) of a list of size
-// elements, exactly as Redis clamps them. The span is empty when from == to.
+// listSpan turns the start and stop of LRANGE, LTRIM and ZRANGE by index
+// (inclusive, negative counting from the tail) into the positions [from, to)
+// of a list or zset of size elements, exactly as Redis clamps them. The span
+// is empty when from == to.
 func listSpan(start, stop int64, size uint64) (from, to uint64) {
 	n := int64(size)
 	if start < 0 {
@@ -339,8 +365,8 @@ func listSpan(start, stop int64, size uint64) (from, to uint64) {
 func (d *DB) LRange(key []byte, start, stop int64) ([][]byte, error) {
 	unlock := d.lock(key)
 	defer func() { unlock() }()
-	ks, err := d.loadList(key)
-	if err != nil || !ks.live {
+	ks := &keyState{}
+	if err := d.loadList(ks, key); err != nil || !ks.live {
 		return nil, err
 	}
 	from, to := listSpan(start, stop, ks.m.Size)
@@ -355,7 +381,8 @@ func (d *DB) LRange(key []byte, start, stop int64) ([][]byte, error) {
 func (d *DB) LTrim(key []byte, start, stop int64) error {
 	unlock := d.lock(key)
 	defer unlock()
-	ks, err := d.loadList(key)
+	ks := &keyState{}
+	err := d.loadList(ks, key)
 	if err != nil || !ks.live {
 		return err
 	}
@@ -390,7 +417,8 @@ func (d *DB) LTrim(key []byte, start, stop int64) error {
 func (d *DB) LPos(key, elem []byte, rank, count, maxlen int64) ([]int64, error) {
 	unlock := d.lock(key)
 	defer func() { unlock() }()
-	ks, err := d.loadList(key)
+	ks := &keyState{}
+	err := d.loadList(ks, key)
 	if err != nil || !ks.live {
 		return nil, err
 	}
@@ -441,14 +469,24 @@ func (d *DB) LPos(key, elem []byte, rank, count, maxlen int64) ([]int64, error) 
 	return out, err
 }
 
-// LInsert is LINSERT: it inserts val before (or after) the first element
-// equal to pivot and returns the new length, -1 when pivot is not found and
-// 0 when the key is missing. The elements on the shorter side of the
-// insertion point move by one.
-func (d *DB) LInsert(key []byte, before bool, pivot, val []byte) (int64, error) {
+// InsertPlace is where LINSERT puts the new element, next to the pivot.
+type InsertPlace uint8
+
+// LINSERT's BEFORE and AFTER.
+const (
+	Before InsertPlace = iota
+	After
+)
+
+// LInsert is LINSERT: it inserts val at place (before or after) the first
+// element equal to pivot and returns the new length, -1 when pivot is not
+// found and 0 when the key is missing. The elements on the shorter side of
+// the insertion point move by one.
+func (d *DB) LInsert(key []byte, place InsertPlace, pivot, val []byte) (int64, error) {
 	unlock := d.lock(key)
 	defer unlock()
-	ks, err := d.loadList(key)
+	ks := &keyState{}
+	err := d.loadList(ks, key)
 	if err != nil || !ks.live {
 		return 0, err
 	}
@@ -459,7 +497,7 @@ func (d *DB) LInsert(key []byte, before bool, pivot, val []byte) (int64, error) 
 	err = d.rd.Iterate(store.CFSubkey, ks.lkey(0), ks.lkey(ks.m.Size), false, func(_, v []byte) bool {
 		if bytes.Equal(v, pivot) {
 			found = true
-			if !before {
+			if place == After {
 				head = append(head, append([]byte{}, v...))
 			}
 			return false
@@ -505,7 +543,8 @@ func (d *DB) LInsert(key []byte, before bool, pivot, val []byte) (int64, error) 
 func (d *DB) LRem(key []byte, count int64, val []byte) (int64, error) {
 	unlock := d.lock(key)
 	defer unlock()
-	ks, err := d.loadList(key)
+	ks := &keyState{}
+	err := d.loadList(ks, key)
 	if err != nil || !ks.live {
 		return 0, err
 	}
@@ -623,7 +662,8 @@ func (d *DB) checkList(key []byte) {
 	if !invariants {
 		return
 	}
-	ks, err := d.load(key, d.e.now())
+	ks := &keyState{}
+	err := d.load(ks, key, d.e.now())
 	if err != nil || !ks.live || ks.m.Type != metadata.TypeList {
 		return
 	}

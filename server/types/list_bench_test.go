@@ -1,51 +1,11 @@
 package types
 
-import (
-	"fmt"
-	"testing"
-)
+import "testing"
 
-// fillList appends n elements to key in RPUSHes of 10,000.
-func fillList(tb testing.TB, d *DB, key string, n int) {
-	tb.Helper()
-	const chunk = 10_000
-	vals := make([][]byte, 0, chunk)
-	for i := range n {
-		vals = append(vals, fmt.Appendf(nil, "element-%09d", i))
-		if len(vals) == chunk || i == n-1 {
-			if _, err := d.RPush([]byte(key), vals); err != nil {
-				tb.Fatal(err)
-			}
-			vals = vals[:0]
-		}
-	}
-}
-
-// BenchmarkDelList times DEL of lists of 10 and 1,000,000 elements, each
-// built fresh with the timer stopped, flushed, and with no compaction
-// running. DEL is O(1): both sizes should cost about the same.
+// BenchmarkDelList times DEL of lists of 10 and 1,000,000 elements (see
+// benchDel). DEL is O(1): both sizes should cost about the same.
 func BenchmarkDelList(b *testing.B) {
-	for _, n := range []int{10, 1_000_000} {
-		b.Run(fmt.Sprintf("elements=%d", n), func(b *testing.B) {
-			d := benchDB(b)
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				b.StopTimer()
-				key := fmt.Sprintf("l%d", i)
-				i++
-				fillList(b, d, key, n)
-				if err := d.st.Flush(); err != nil {
-					b.Fatal(err)
-				}
-				waitCompactions(b, d.st)
-				b.StartTimer()
-				if got, err := d.Del([][]byte{[]byte(key)}); err != nil || got != 1 {
-					b.Fatalf("DEL = %d, %v", got, err)
-				}
-			}
-		})
-	}
+	benchDel(b, "elements", []int{10, 1_000_000}, fillList)
 }
 
 // BenchmarkLPush times LPUSH of one element onto a growing list.
@@ -72,7 +32,7 @@ func BenchmarkLPopRPush(b *testing.B) {
 		if _, err := d.RPush([]byte("q"), v); err != nil {
 			b.Fatal(err)
 		}
-		if _, ok, err := d.LPop([]byte("q"), 1, true); err != nil || !ok {
+		if _, ok, err := d.LPop([]byte("q"), 1, Left); err != nil || !ok {
 			b.Fatal(ok, err)
 		}
 	}

@@ -142,21 +142,21 @@ func TestListBasics(t *testing.T) {
 	if _, err := d.LPush([]byte("h"), bs("a")); !errors.Is(err, ErrWrongType) {
 		t.Fatalf("LPUSH on a hash: %v", err)
 	}
-	if _, _, err := d.LMove(k, []byte("h"), true, true); !errors.Is(err, ErrWrongType) {
+	if _, _, err := d.LMove(k, []byte("h"), Left, Left); !errors.Is(err, ErrWrongType) {
 		t.Fatalf("LMOVE to a hash: %v", err)
 	}
 	if n := mi(d.LLen(k)); n != 5 {
 		t.Fatalf("LMOVE to a hash changed the source: LLEN %d", n)
 	}
 	// Popping everything removes the key.
-	vals, ok, err := d.LPop(k, 100, false)
+	vals, ok, err := d.LPop(k, 100, Right)
 	if err != nil || !ok || !slices.Equal(strs(vals), []string{"c", "b", "a", "x", "y"}) {
 		t.Fatalf("RPOP 100 = %q, %v, %v", strs(vals), ok, err)
 	}
 	if d.KeyCount() != 1 {
 		t.Fatalf("DBSIZE %d after the last pop, want 1 (the hash)", d.KeyCount())
 	}
-	if _, ok, _ := d.LPop(k, 1, true); ok {
+	if _, ok, _ := d.LPop(k, 1, Left); ok {
 		t.Fatal("LPOP of a removed list found it")
 	}
 }
@@ -189,15 +189,15 @@ func TestListAgainstModel(t *testing.T) {
 			model = append([]string{v}, model...)
 		case 3:
 			n := int64(rng.IntN(3))
-			left := rng.IntN(2) == 0
-			desc = fmt.Sprintf("POP %d left=%v", n, left)
-			got, ok, err := d.LPop(k, n, left)
+			end := ListEnd(rng.IntN(2))
+			desc = fmt.Sprintf("POP %d left=%v", n, end == Left)
+			got, ok, err := d.LPop(k, n, end)
 			if err != nil || ok != (len(model) > 0) {
 				t.Fatalf("%s: ok %v, %v", desc, ok, err)
 			}
 			n = min(n, int64(len(model)))
 			var want []string
-			if left {
+			if end == Left {
 				want = slices.Clone(model[:n])
 				model = model[n:]
 			} else {
@@ -223,10 +223,10 @@ func TestListAgainstModel(t *testing.T) {
 				t.Fatalf("%s = %d, want %d", desc, n, want)
 			}
 		case 5:
-			before := rng.IntN(2) == 0
+			place := InsertPlace(rng.IntN(2))
 			pivot, v := elem(), "i"+elem()
-			desc = fmt.Sprintf("LINSERT before=%v %s %s", before, pivot, v)
-			n, err := d.LInsert(k, before, []byte(pivot), []byte(v))
+			desc = fmt.Sprintf("LINSERT before=%v %s %s", place == Before, pivot, v)
+			n, err := d.LInsert(k, place, []byte(pivot), []byte(v))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -234,7 +234,7 @@ func TestListAgainstModel(t *testing.T) {
 			if len(model) > 0 {
 				want = -1
 				if i := slices.Index(model, pivot); i >= 0 {
-					if !before {
+					if place == After {
 						i++
 					}
 					model = slices.Insert(model, i, v)
@@ -255,20 +255,20 @@ func TestListAgainstModel(t *testing.T) {
 				model = model[from:to]
 			}
 		case 7:
-			from, to := rng.IntN(2) == 0, rng.IntN(2) == 0
-			desc = fmt.Sprintf("LMOVE self %v %v", from, to)
+			from, to := ListEnd(rng.IntN(2)), ListEnd(rng.IntN(2))
+			desc = fmt.Sprintf("LMOVE self left=%v left=%v", from == Left, to == Left)
 			v, ok, err := d.LMove(k, k, from, to)
 			if err != nil || ok != (len(model) > 0) {
 				t.Fatalf("%s: %v, %v", desc, ok, err)
 			}
 			if ok {
 				var x string
-				if from {
+				if from == Left {
 					x, model = model[0], model[1:]
 				} else {
 					x, model = model[len(model)-1], model[:len(model)-1]
 				}
-				if to {
+				if to == Left {
 					model = append([]string{x}, model...)
 				} else {
 					model = append(model, x)
@@ -312,8 +312,8 @@ func TestListAgainstModel(t *testing.T) {
 			}
 			continue
 		}
-		ks, err := d.loadList(k)
-		if err != nil {
+		ks := &keyState{}
+		if err := d.loadList(ks, k); err != nil {
 			t.Fatal(err)
 		}
 		rec := listRecords(t, d, "m")
@@ -401,7 +401,7 @@ func TestListCloseGapsSides(t *testing.T) {
 		t.Fatalf("after removing near the head: records [%d, %d]", rec[0]-subkey.ListStart, rec[len(rec)-1]-subkey.ListStart)
 	}
 	// LINSERT near the head moves the head side.
-	if n, err := d.LInsert(k, true, []byte("1"), []byte("x")); err != nil || n != 99 {
+	if n, err := d.LInsert(k, Before, []byte("1"), []byte("x")); err != nil || n != 99 {
 		t.Fatalf("LINSERT = %d, %v", n, err)
 	}
 	rec = listRecords(t, d, "l")
@@ -444,21 +444,21 @@ func TestLMPopOrder(t *testing.T) {
 	if _, err := d.RPush([]byte("b"), bs("1", "2", "3")); err != nil {
 		t.Fatal(err)
 	}
-	key, vals, err := d.LMPop(bs("a", "b", "b"), false, 2)
+	key, vals, err := d.LMPop(bs("a", "b", "b"), Right, 2)
 	if err != nil || string(key) != "b" || !slices.Equal(strs(vals), []string{"3", "2"}) {
 		t.Fatalf("LMPOP = %q %q %v", key, strs(vals), err)
 	}
 	if _, err := d.HSet([]byte("h"), bs("f", "v")); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := d.LMPop(bs("h", "b"), true, 1); !errors.Is(err, ErrWrongType) {
+	if _, _, err := d.LMPop(bs("h", "b"), Left, 1); !errors.Is(err, ErrWrongType) {
 		t.Fatalf("LMPOP h b: %v", err)
 	}
-	key, vals, err = d.LMPop(bs("b", "h"), true, 1)
+	key, vals, err = d.LMPop(bs("b", "h"), Left, 1)
 	if err != nil || string(key) != "b" || !bytes.Equal(vals[0], []byte("1")) {
 		t.Fatalf("LMPOP b h = %q %q %v", key, strs(vals), err)
 	}
-	key, _, err = d.LMPop(bs("b", "none"), true, 1)
+	key, _, err = d.LMPop(bs("b", "none"), Left, 1)
 	if err != nil || key != nil {
 		t.Fatalf("LMPOP of missing keys = %q, %v", key, err)
 	}

@@ -22,12 +22,6 @@ const setIntsetEntries = 512
 // the other sets for with one MultiGet.
 const interChunk = 512
 
-// loadSet loads key expecting a set.
-func (d *DB) loadSet(key []byte) (*keyState, error) {
-	ks := &keyState{} // not loadType: this must stay small enough to inline
-	return ks, d.fill(ks, key, metadata.TypeSet, readClock)
-}
-
 // uniqueMembers returns members without repeats, in first-seen order.
 func uniqueMembers(members [][]byte) [][]byte {
 	if len(members) == 1 {
@@ -58,7 +52,8 @@ func (d *DB) setMembers(ks *keyState) ([][]byte, error) {
 func (d *DB) SAdd(key []byte, members [][]byte) (int64, error) {
 	unlock := d.lock(key)
 	defer unlock()
-	ks, err := d.loadSet(key)
+	ks := &keyState{}
+	err := d.loadSet(ks, key)
 	if err != nil {
 		return 0, err
 	}
@@ -100,57 +95,18 @@ func (d *DB) SAdd(key []byte, members [][]byte) (int64, error) {
 // SRem is SREM: it returns the number of members removed. Removing the last
 // member removes the key.
 func (d *DB) SRem(key []byte, members [][]byte) (int64, error) {
-	unlock := d.lock(key)
-	defer unlock()
-	ks, err := d.loadSet(key)
-	if err != nil || !ks.live {
-		return 0, err
-	}
-	uniq := uniqueMembers(members)
-	_, found, err := d.subValues(ks, uniq)
-	if err != nil {
-		return 0, err
-	}
-	var removed int64
-	for _, f := range found {
-		if f {
-			removed++
-		}
-	}
-	if removed == 0 {
-		return 0, nil
-	}
-	err = d.write(func(b *store.Batch) error {
-		for i, m := range uniq {
-			if found[i] {
-				b.Delete(store.CFSubkey, ks.skey(m))
-			}
-		}
-		ks.m.Size -= uint64(removed)
-		ks.save(b)
-		return nil
-	})
-	d.checkSize(key)
-	return removed, err
+	return d.removeSubs(key, metadata.TypeSet, members)
 }
 
 // SCard is SCARD.
-func (d *DB) SCard(key []byte) (int64, error) {
-	unlock := d.lock(key)
-	defer unlock()
-	ks, err := d.loadSet(key)
-	if err != nil || !ks.live {
-		return 0, err
-	}
-	return int64(ks.m.Size), nil
-}
+func (d *DB) SCard(key []byte) (int64, error) { return d.card(key, metadata.TypeSet) }
 
 // SIsMember is SISMEMBER.
 func (d *DB) SIsMember(key, member []byte) (bool, error) {
 	unlock := d.lock(key)
 	defer unlock()
-	ks, err := d.loadSet(key)
-	if err != nil || !ks.live {
+	ks := &keyState{}
+	if err := d.loadSet(ks, key); err != nil || !ks.live {
 		return false, err
 	}
 	_, ok, err := d.rd.Get(store.CFSubkey, ks.skey(member))
@@ -161,8 +117,8 @@ func (d *DB) SIsMember(key, member []byte) (bool, error) {
 func (d *DB) SMIsMember(key []byte, members [][]byte) ([]bool, error) {
 	unlock := d.lock(key)
 	defer unlock()
-	ks, err := d.loadSet(key)
-	if err != nil {
+	ks := &keyState{}
+	if err := d.loadSet(ks, key); err != nil {
 		return nil, err
 	}
 	if !ks.live {
@@ -176,8 +132,8 @@ func (d *DB) SMIsMember(key []byte, members [][]byte) ([]bool, error) {
 func (d *DB) SMembers(key []byte) ([][]byte, error) {
 	unlock := d.lock(key)
 	defer func() { unlock() }()
-	ks, err := d.loadSet(key)
-	if err != nil || !ks.live {
+	ks := &keyState{}
+	if err := d.loadSet(ks, key); err != nil || !ks.live {
 		return nil, err
 	}
 	d, done := d.walkView(ks.m.Size, &unlock)
@@ -188,12 +144,12 @@ func (d *DB) SMembers(key []byte) ([][]byte, error) {
 // SRandMember is SRANDMEMBER with a count: count > 0 returns min(count,
 // size) distinct members, count < 0 returns exactly -count members that may
 // repeat (ErrRandCount beyond MaxRandCount). For a big set and a small
-// count it draws by random seeks (see set_sample.go).
+// count it draws by random seeks (see sample.go).
 func (d *DB) SRandMember(key []byte, count int64) ([][]byte, error) {
 	unlock := d.lock(key)
 	defer func() { unlock() }()
-	ks, err := d.loadSet(key)
-	if err != nil || !ks.live || count == 0 {
+	ks := &keyState{}
+	if err := d.loadSet(ks, key); err != nil || !ks.live || count == 0 {
 		return nil, err
 	}
 	if err := checkRandCount(count); err != nil {
@@ -203,7 +159,7 @@ func (d *DB) SRandMember(key []byte, count int64) ([][]byte, error) {
 	defer done()
 	switch {
 	case count < 0:
-		return d.randomMembers(ks, uint64(-count), true)
+		return d.randomMembers(ks, uint64(-count), independentDraws)
 	case uint64(count) >= ks.m.Size:
 		all, err := d.setMembers(ks)
 		if err != nil {
@@ -211,7 +167,7 @@ func (d *DB) SRandMember(key []byte, count int64) ([][]byte, error) {
 		}
 		return pickDistinct(newRand(), all, len(all)), nil
 	}
-	return d.randomMembers(ks, uint64(count), false)
+	return d.randomMembers(ks, uint64(count), distinctDraws)
 }
 
 // SPop is SPOP: it removes and returns min(count, size) random distinct
@@ -222,7 +178,8 @@ func (d *DB) SRandMember(key []byte, count int64) ([][]byte, error) {
 func (d *DB) SPop(key []byte, count int64) ([][]byte, error) {
 	unlock := d.lock(key)
 	defer unlock()
-	ks, err := d.loadSet(key)
+	ks := &keyState{}
+	err := d.loadSet(ks, key)
 	if err != nil || !ks.live || count == 0 {
 		return nil, err
 	}
@@ -288,12 +245,13 @@ func (d *DB) SMove(src, dst, member []byte) (bool, error) {
 	unlock := d.lock(src, dst)
 	defer unlock()
 	now := d.e.now()
-	ks, err := d.load(src, now)
+	ks := &keyState{}
+	err := d.load(ks, src, now)
 	if err != nil || !ks.live {
 		return false, err
 	}
-	kd, err := d.load(dst, now)
-	if err != nil {
+	kd := &keyState{}
+	if err := d.load(kd, dst, now); err != nil {
 		return false, err
 	}
 	if ks.m.Type != metadata.TypeSet || (kd.live && kd.m.Type != metadata.TypeSet) {
@@ -336,9 +294,10 @@ func (d *DB) SMove(src, dst, member []byte) (bool, error) {
 func (d *DB) loadSets(keys [][]byte) ([]*keyState, error) {
 	now := d.e.now()
 	sets := make([]*keyState, len(keys))
+	states := make([]keyState, len(keys)) // one allocation for all the sets
 	for i, k := range keys {
-		ks, err := d.loadType(k, metadata.TypeSet, now)
-		if err != nil {
+		ks := &states[i]
+		if err := d.loadType(ks, k, metadata.TypeSet, now); err != nil {
 			return nil, err
 		}
 		if ks.live {
@@ -348,30 +307,17 @@ func (d *DB) loadSets(keys [][]byte) ([]*keyState, error) {
 	return sets, nil
 }
 
-// probeAll keeps the members of cands that every set of others holds, in
-// order, reading them with one MultiGet per set.
-func (d *DB) probeAll(cands [][]byte, others []*keyState) ([][]byte, error) {
-	for _, o := range others {
-		if len(cands) == 0 {
-			break
-		}
-		_, found, err := d.subValues(o, cands)
-		if err != nil {
-			return nil, err
-		}
-		kept := cands[:0]
-		for i, c := range cands {
-			if found[i] {
-				kept = append(kept, c)
-			}
-		}
-		cands = kept
-	}
-	return cands, nil
-}
+// probeMode is what probe keeps of its candidates.
+type probeMode uint8
 
-// probeNone keeps the members of cands that no set of others holds.
-func (d *DB) probeNone(cands [][]byte, others []*keyState) ([][]byte, error) {
+const (
+	inEvery probeMode = iota // members that every set holds (SINTER)
+	inNone                   // members that no set holds (SDIFF)
+)
+
+// probe keeps the members of cands that every set of others holds, or that
+// none does, in order, reading them with one MultiGet per set.
+func (d *DB) probe(cands [][]byte, others []*keyState, keep probeMode) ([][]byte, error) {
 	for _, o := range others {
 		if len(cands) == 0 {
 			break
@@ -382,7 +328,7 @@ func (d *DB) probeNone(cands [][]byte, others []*keyState) ([][]byte, error) {
 		}
 		kept := cands[:0]
 		for i, c := range cands {
-			if !found[i] {
+			if found[i] == (keep == inEvery) {
 				kept = append(kept, c)
 			}
 		}
@@ -434,7 +380,7 @@ func (d *DB) interEach(sets []*keyState, fn func(member []byte) bool) error {
 		}
 	}
 	return d.eachChunk(order[0], func(chunk [][]byte) (bool, error) {
-		kept, err := d.probeAll(chunk, others)
+		kept, err := d.probe(chunk, others, inEvery)
 		if err != nil {
 			return false, err
 		}
@@ -503,7 +449,7 @@ func (d *DB) diff(sets []*keyState) ([][]byte, error) {
 	if probeWork/2 <= mergeWork+first.m.Size {
 		var out [][]byte
 		err := d.eachChunk(first, func(chunk [][]byte) (bool, error) {
-			kept, err := d.probeNone(chunk, others)
+			kept, err := d.probe(chunk, others, inNone)
 			out = append(out, kept...)
 			return true, err
 		})
@@ -581,7 +527,8 @@ func (d *DB) setOpStore(op setOpFunc, dst []byte, keys [][]byte) (int64, error) 
 	if err != nil {
 		return 0, err
 	}
-	kd, err := d.load(dst, d.e.now())
+	kd := &keyState{}
+	err = d.load(kd, dst, d.e.now())
 	if err != nil {
 		return 0, err
 	}
@@ -652,8 +599,8 @@ func (d *DB) SInterCard(keys [][]byte, limit int64) (int64, error) {
 func (d *DB) SScan(key []byte, cursor uint64, match []byte, count int) (uint64, [][]byte, error) {
 	unlock := d.lock(key)
 	defer func() { unlock() }()
-	ks, err := d.loadSet(key)
-	if err != nil || !ks.live {
+	ks := &keyState{}
+	if err := d.loadSet(ks, key); err != nil || !ks.live {
 		return 0, nil, err
 	}
 	d, done := d.walkView(min(uint64(max(count, 1)), ks.m.Size), &unlock)

@@ -5,42 +5,11 @@ import (
 	"testing"
 )
 
-// benchMembers returns n members "member:%09d".
-func benchMembers(n int) []string {
-	out := make([]string, n)
-	for i := range out {
-		out[i] = fmt.Sprintf("member:%09d", i)
-	}
-	return out
-}
-
-// BenchmarkDelSet times DEL of sets of 10 and 1,000,000 members. Each
-// iteration builds a fresh set with the timer stopped, flushes it and waits
-// for compactions, then times only the DEL. The claim is that members=1000000
-// costs about what members=10 costs: DEL is O(1).
+// BenchmarkDelSet times DEL of sets of 10 and 1,000,000 members (see
+// benchDel). The claim is that members=1000000 costs about what members=10
+// costs: DEL is O(1).
 func BenchmarkDelSet(b *testing.B) {
-	for _, n := range []int{10, 1_000_000} {
-		b.Run(fmt.Sprintf("members=%d", n), func(b *testing.B) {
-			d := benchDB(b)
-			members := benchMembers(n)
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				b.StopTimer()
-				key := fmt.Sprintf("s%d", i)
-				i++
-				fillSet(b, d, key, members)
-				if err := d.st.Flush(); err != nil {
-					b.Fatal(err)
-				}
-				waitCompactions(b, d.st)
-				b.StartTimer()
-				if got, err := d.Del([][]byte{[]byte(key)}); err != nil || got != 1 {
-					b.Fatalf("DEL = %d, %v", got, err)
-				}
-			}
-		})
-	}
+	benchDel(b, "members", []int{10, 1_000_000}, fillSetN)
 }
 
 // BenchmarkSAdd adds one new member per operation to a growing set.
@@ -61,7 +30,7 @@ func BenchmarkSMembers(b *testing.B) {
 	for _, n := range []int{16, 1024} {
 		b.Run(fmt.Sprintf("members=%d", n), func(b *testing.B) {
 			d := benchDB(b)
-			fillSet(b, d, "s", benchMembers(n))
+			fillSetN(b, d, "s", n)
 			b.ReportAllocs()
 			for b.Loop() {
 				if got, err := d.SMembers([]byte("s")); err != nil || len(got) != n {
@@ -76,7 +45,7 @@ func BenchmarkSMembers(b *testing.B) {
 // 2,000 members, by a full read: the cost the sampler's thresholds weigh.
 func BenchmarkSRandMember(b *testing.B) {
 	d := benchDB(b)
-	fillSet(b, d, "s", benchMembers(100_000))
+	fillSetN(b, d, "s", 100_000)
 	for _, count := range []int64{1, 2000} {
 		b.Run(fmt.Sprintf("count=%d", count), func(b *testing.B) {
 			b.ReportAllocs()

@@ -309,23 +309,13 @@ func TestPickDistinct(t *testing.T) {
 	}
 }
 
-// fillSet adds members to key in SADDs of 10,000.
-func fillSet(tb testing.TB, d *DB, key string, members []string) {
-	tb.Helper()
-	for start := 0; start < len(members); start += 10_000 {
-		if _, err := d.SAdd([]byte(key), setBS(members[start:min(start+10_000, len(members))]...)); err != nil {
-			tb.Fatal(err)
-		}
-	}
-}
-
 // TestSetSeeker checks the store's seekFunc against the in-memory one.
 func TestSetSeeker(t *testing.T) {
 	d, _ := newTestDB(t)
 	members := setFormat("m%05d", 5000)
 	fillSet(t, d, "s", members)
 	fillSet(t, d, "after", []string{"zz"}) // a neighbour uid must not leak in
-	ks := must[*keyState](t)(d.loadSet([]byte("s")))
+	ks := loadedSet(t, d, []byte("s"))
 	seek := d.setSeeker(ks.m.UID, []byte(members[0]), []byte(members[len(members)-1]))
 	ref := memSeek(members)
 	for _, pt := range []string{"", "a", "m", "m00000", "m02500", "m025005", "m04999", "m05", "n", "\xff\xff"} {
@@ -418,12 +408,12 @@ func TestSPopKeepsTTL(t *testing.T) {
 	if ok, err := d.Expire(key, *clock+60_000, 0); err != nil || !ok {
 		t.Fatal(ok, err)
 	}
-	uid := must[*keyState](t)(d.loadSet(key)).m.UID
+	uid := loadedSet(t, d, key).m.UID
 	got := must[[][]byte](t)(d.SPop(key, 90))
 	if len(got) != 90 {
 		t.Fatalf("SPOP 90 returned %d", len(got))
 	}
-	ks := must[*keyState](t)(d.loadSet(key))
+	ks := loadedSet(t, d, key)
 	if ks.m.UID == uid || ks.m.Size != 10 || ks.m.ExpireMs != *clock+60_000 {
 		t.Fatalf("after SPOP 90: uid %d (was %d), size %d, expire %d", ks.m.UID, uid, ks.m.Size, ks.m.ExpireMs)
 	}

@@ -41,8 +41,8 @@ func (d *DB) Sort(key []byte, o SortOptions) ([][]byte, int64, error) {
 	unlock := d.lock(keys...)
 	defer func() { unlock() }()
 	now := d.e.now()
-	ks, err := d.load(key, now)
-	if err != nil {
+	ks := &keyState{}
+	if err := d.load(ks, key, now); err != nil {
 		return nil, 0, err
 	}
 	typ := metadata.TypeList // a missing key sorts as an empty list
@@ -298,8 +298,8 @@ func (d *DB) lookupByPattern(pattern, elem []byte, now int64) ([]byte, bool, err
 	}
 	key := make([]byte, 0, len(keyPat)+len(elem))
 	key = append(append(append(key, keyPat[:star]...), elem...), keyPat[star+1:]...)
-	ks, err := d.load(key, now)
-	if err != nil || !ks.live {
+	ks := &keyState{}
+	if err := d.load(ks, key, now); err != nil || !ks.live {
 		return nil, false, err
 	}
 	if field == nil {
@@ -317,8 +317,8 @@ func (d *DB) lookupByPattern(pattern, elem []byte, now int64) ([]byte, bool, err
 // storeList replaces key with a list of items (SORT ... STORE), or deletes
 // it when items is empty. The caller holds key's lock.
 func (d *DB) storeList(key []byte, items [][]byte, now int64) error {
-	ks, err := d.load(key, now)
-	if err != nil {
+	ks := &keyState{}
+	if err := d.load(ks, key, now); err != nil {
 		return err
 	}
 	return d.write(func(b *store.Batch) error {

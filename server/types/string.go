@@ -37,8 +37,8 @@ func (ks *keyState) setString(b *store.Batch, val []byte, expireMs int64) error 
 func (d *DB) Get(key []byte) ([]byte, bool, error) {
 	unlock := d.lock(key)
 	defer unlock()
-	ks, err := d.load(key, d.e.now())
-	if err != nil {
+	ks := &keyState{}
+	if err := d.load(ks, key, d.e.now()); err != nil {
 		return nil, false, err
 	}
 	return ks.stringValue()
@@ -64,7 +64,8 @@ func (d *DB) Set(key, val []byte, o SetOptions) (SetResult, error) {
 	unlock := d.lock(key)
 	defer unlock()
 	now := d.e.now()
-	ks, err := d.load(key, now)
+	ks := &keyState{}
+	err := d.load(ks, key, now)
 	if err != nil {
 		return SetResult{}, err
 	}
@@ -98,8 +99,8 @@ func (d *DB) MGet(keys [][]byte) ([][]byte, error) {
 	now := d.e.now()
 	out := make([][]byte, len(keys))
 	for i, k := range keys {
-		ks, err := d.load(k, now)
-		if err != nil {
+		ks := &keyState{}
+		if err := d.load(ks, k, now); err != nil {
 			return nil, err
 		}
 		if v, ok, err := ks.stringValue(); err == nil && ok {
@@ -109,9 +110,10 @@ func (d *DB) MGet(keys [][]byte) ([][]byte, error) {
 	return out, nil
 }
 
-// MSet is MSET (nx=false) and MSETNX (nx=true). pairs alternate key, value.
-// It reports whether the values were written.
-func (d *DB) MSet(pairs [][]byte, nx bool) (bool, error) {
+// MSet is MSET (Overwrite) and MSETNX (WriteNothing: no key is written if
+// any exists). pairs alternate key, value. It reports whether the values
+// were written.
+func (d *DB) MSet(pairs [][]byte, exists IfExists) (bool, error) {
 	keys := make([][]byte, 0, len(pairs)/2)
 	for i := 0; i < len(pairs); i += 2 {
 		keys = append(keys, pairs[i])
@@ -120,15 +122,16 @@ func (d *DB) MSet(pairs [][]byte, nx bool) (bool, error) {
 	defer unlock()
 	now := d.e.now()
 	states := make(map[string]*keyState, len(keys))
-	for _, k := range keys {
+	loaded := make([]keyState, len(keys)) // one allocation for all the keys
+	for i, k := range keys {
 		if _, seen := states[string(k)]; seen {
 			continue
 		}
-		ks, err := d.load(k, now)
-		if err != nil {
+		ks := &loaded[i]
+		if err := d.load(ks, k, now); err != nil {
 			return false, err
 		}
-		if nx && ks.live {
+		if exists == WriteNothing && ks.live {
 			return false, nil
 		}
 		states[string(k)] = ks
@@ -147,8 +150,8 @@ func (d *DB) MSet(pairs [][]byte, nx bool) (bool, error) {
 func (d *DB) GetDel(key []byte) ([]byte, bool, error) {
 	unlock := d.lock(key)
 	defer unlock()
-	ks, err := d.load(key, d.e.now())
-	if err != nil {
+	ks := &keyState{}
+	if err := d.load(ks, key, d.e.now()); err != nil {
 		return nil, false, err
 	}
 	v, ok, err := ks.stringValue()
@@ -170,8 +173,8 @@ func (d *DB) GetEx(key []byte, o GetExOptions) ([]byte, bool, error) {
 	unlock := d.lock(key)
 	defer unlock()
 	now := d.e.now()
-	ks, err := d.load(key, now)
-	if err != nil {
+	ks := &keyState{}
+	if err := d.load(ks, key, now); err != nil {
 		return nil, false, err
 	}
 	v, ok, err := ks.stringValue()
@@ -196,8 +199,8 @@ func (d *DB) GetEx(key []byte, o GetExOptions) ([]byte, bool, error) {
 func (d *DB) modifyString(key []byte, fn func(old []byte, exists bool) ([]byte, error)) ([]byte, error) {
 	unlock := d.lock(key)
 	defer unlock()
-	ks, err := d.load(key, d.e.now())
-	if err != nil {
+	ks := &keyState{}
+	if err := d.load(ks, key, d.e.now()); err != nil {
 		return nil, err
 	}
 	old, ok, err := ks.stringValue()
@@ -264,8 +267,8 @@ func (d *DB) SetRange(key []byte, offset int64, val []byte) (int64, error) {
 	}
 	unlock := d.lock(key)
 	defer unlock()
-	ks, err := d.load(key, d.e.now())
-	if err != nil {
+	ks := &keyState{}
+	if err := d.load(ks, key, d.e.now()); err != nil {
 		return 0, err
 	}
 	old, ok, err := ks.stringValue()

@@ -146,7 +146,7 @@ func TestRenameKeepsUIDAndSubkeys(t *testing.T) {
 	must[int64](t)(d.HSet([]byte("a"), fields(50)))
 	must[int64](t)(d.HSet([]byte("b"), fields(5)))
 	uid, _, _ := d.UID([]byte("a"))
-	if _, err := d.Rename([]byte("a"), []byte("b"), false); err != nil {
+	if _, err := d.Rename([]byte("a"), []byte("b"), Overwrite); err != nil {
 		t.Fatal(err)
 	}
 	if got, _, _ := d.UID([]byte("b")); got != uid {
@@ -167,7 +167,7 @@ func TestRenameKeepsUIDAndSubkeys(t *testing.T) {
 func TestCopyIsDeep(t *testing.T) {
 	d, _ := newTestDB(t)
 	must[int64](t)(d.HSet([]byte("src"), fields(3)))
-	if ok := must[bool](t)(d.Copy([]byte("src"), d, []byte("dst"), false)); !ok {
+	if ok := must[bool](t)(d.Copy([]byte("src"), d, []byte("dst"), WriteNothing)); !ok {
 		t.Fatal("COPY failed")
 	}
 	must[int64](t)(d.HSet([]byte("dst"), [][]byte{[]byte("f0"), []byte("changed")}))

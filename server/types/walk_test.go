@@ -17,8 +17,8 @@ func TestWalkViewLetsLocksGo(t *testing.T) {
 	}
 	unlock := d.lock(key)
 	defer func() { unlock() }()
-	ks, err := d.loadList(key)
-	if err != nil {
+	ks := &keyState{}
+	if err := d.loadList(ks, key); err != nil {
 		t.Fatal(err)
 	}
 	v, done := d.walkView(ks.m.Size, &unlock)

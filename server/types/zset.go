@@ -39,12 +39,6 @@ type ScoreMember struct {
 	Score  float64
 }
 
-// loadZSet loads key expecting a sorted set.
-func (d *DB) loadZSet(key []byte) (*keyState, error) {
-	ks := &keyState{} // not loadType: this must stay small enough to inline
-	return ks, d.fill(ks, key, metadata.TypeZSet, readClock)
-}
-
 // storedScore is the score as it is written: -0 becomes +0.
 func storedScore(s float64) float64 {
 	if s == 0 {
@@ -119,7 +113,8 @@ type zaddState struct {
 func (d *DB) ZAdd(key []byte, flags ZAddFlags, elems []ScoreMember) (ZAddResult, error) {
 	unlock := d.lock(key)
 	defer unlock()
-	ks, err := d.loadZSet(key)
+	ks := &keyState{}
+	err := d.loadZSet(ks, key)
 	if err != nil {
 		return ZAddResult{}, err
 	}
@@ -206,8 +201,8 @@ func (d *DB) ZAdd(key []byte, flags ZAddFlags, elems []ScoreMember) (ZAddResult,
 func (d *DB) ZScore(key, member []byte) (float64, bool, error) {
 	unlock := d.lock(key)
 	defer unlock()
-	ks, err := d.loadZSet(key)
-	if err != nil || !ks.live {
+	ks := &keyState{}
+	if err := d.loadZSet(ks, key); err != nil || !ks.live {
 		return 0, false, err
 	}
 	scores, found, err := d.zscores(ks, [][]byte{member})
@@ -221,8 +216,8 @@ func (d *DB) ZScore(key, member []byte) (float64, bool, error) {
 func (d *DB) ZMScore(key []byte, members [][]byte) ([]float64, []bool, error) {
 	unlock := d.lock(key)
 	defer unlock()
-	ks, err := d.loadZSet(key)
-	if err != nil {
+	ks := &keyState{}
+	if err := d.loadZSet(ks, key); err != nil {
 		return nil, nil, err
 	}
 	if !ks.live {
@@ -232,33 +227,18 @@ func (d *DB) ZMScore(key []byte, members [][]byte) ([]float64, []bool, error) {
 }
 
 // ZCard is ZCARD.
-func (d *DB) ZCard(key []byte) (int64, error) {
-	unlock := d.lock(key)
-	defer unlock()
-	ks, err := d.loadZSet(key)
-	if err != nil || !ks.live {
-		return 0, err
-	}
-	return int64(ks.m.Size), nil
-}
+func (d *DB) ZCard(key []byte) (int64, error) { return d.card(key, metadata.TypeZSet) }
 
 // ZRem is ZREM; it returns the number of members removed. Removing the last
 // member removes the key.
 func (d *DB) ZRem(key []byte, members [][]byte) (int64, error) {
 	unlock := d.lock(key)
 	defer unlock()
-	ks, err := d.loadZSet(key)
-	if err != nil || !ks.live {
+	ks := &keyState{}
+	if err := d.loadZSet(ks, key); err != nil || !ks.live {
 		return 0, err
 	}
-	uniq := make([][]byte, 0, len(members))
-	seen := make(map[string]bool, len(members))
-	for _, m := range members {
-		if !seen[string(m)] {
-			seen[string(m)] = true
-			uniq = append(uniq, m)
-		}
-	}
+	uniq := uniqueMembers(members)
 	scores, found, err := d.zscores(ks, uniq)
 	if err != nil {
 		return 0, err
@@ -295,8 +275,8 @@ func (d *DB) zremove(b *store.Batch, ks *keyState, elems []ScoreMember) {
 func (d *DB) ZScan(key []byte, cursor uint64, match []byte, count int) (uint64, []ScoreMember, error) {
 	unlock := d.lock(key)
 	defer func() { unlock() }()
-	ks, err := d.loadZSet(key)
-	if err != nil || !ks.live {
+	ks := &keyState{}
+	if err := d.loadZSet(ks, key); err != nil || !ks.live {
 		return 0, nil, err
 	}
 	d, done := d.walkView(min(uint64(max(count, 1)), ks.m.Size), &unlock)
@@ -338,8 +318,8 @@ func (d *DB) checkZSet(key []byte) {
 	if !invariants {
 		return
 	}
-	ks, err := d.load(key, d.e.now())
-	if err != nil || !ks.live || ks.m.Type != metadata.TypeZSet {
+	ks := &keyState{}
+	if err := d.load(ks, key, d.e.now()); err != nil || !ks.live || ks.m.Type != metadata.TypeZSet {
 		return
 	}
 	if err := d.zsetConsistent(ks.m.UID, ks.m.Size); err != nil {

@@ -7,22 +7,33 @@ import (
 	"github.com/shaledb/shale/server/store"
 )
 
-// ZPop is ZPOPMIN (max=false), ZPOPMAX and ZMPOP: it removes up to count
+// ScoreEnd is the end of a sorted set that ZPOPMIN, ZPOPMAX and their
+// siblings pop from.
+type ScoreEnd uint8
+
+// The ends of a sorted set.
+const (
+	Lowest  ScoreEnd = iota // the lowest scores: ZPOPMIN, ZMPOP MIN
+	Highest                 // the highest scores: ZPOPMAX, ZMPOP MAX
+)
+
+// ZPop is ZPOPMIN (end Lowest), ZPOPMAX and ZMPOP: it removes up to count
 // elements with the lowest (highest) scores from the first of keys that
 // exists, and returns that key with the elements in pop order. Keys before it
 // that do not exist are skipped; the first one that exists must be a zset
 // (ErrWrongType otherwise), as in Redis, which checks that even for a count
 // of 0 (which pops nothing). No key: key is nil.
-func (d *DB) ZPop(keys [][]byte, max bool, count int64) (key []byte, elems []ScoreMember, err error) {
+func (d *DB) ZPop(keys [][]byte, end ScoreEnd, count int64) (key []byte, elems []ScoreMember, err error) {
 	unlock := d.lock(keys...)
 	defer unlock()
-	return d.zpop(keys, max, count)
+	return d.zpop(keys, end, count)
 }
 
 // zpop is ZPop with the keys' locks held.
-func (d *DB) zpop(keys [][]byte, max bool, count int64) ([]byte, []ScoreMember, error) {
+func (d *DB) zpop(keys [][]byte, end ScoreEnd, count int64) ([]byte, []ScoreMember, error) {
 	for _, k := range keys {
-		ks, err := d.loadZSet(k)
+		ks := &keyState{}
+		err := d.loadZSet(ks, k)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -33,7 +44,7 @@ func (d *DB) zpop(keys [][]byte, max bool, count int64) ([]byte, []ScoreMember, 
 			return k, nil, nil
 		}
 		var elems []ScoreMember
-		err = d.scoreIter(ks.m.UID, nil, nil, max, func(m []byte, s float64) bool {
+		err = d.scoreIter(ks.m.UID, nil, nil, end == Highest, func(m []byte, s float64) bool {
 			elems = append(elems, ScoreMember{append([]byte{}, m...), s})
 			return int64(len(elems)) < count
 		})
@@ -59,7 +70,8 @@ func (d *DB) zpop(keys [][]byte, max bool, count int64) ([]byte, []ScoreMember, 
 func (d *DB) ZRandMember(key []byte, count int64) ([]ScoreMember, error) {
 	unlock := d.lock(key)
 	defer func() { unlock() }()
-	ks, err := d.loadZSet(key)
+	ks := &keyState{}
+	err := d.loadZSet(ks, key)
 	if err != nil || !ks.live || count == 0 {
 		return nil, err
 	}

@@ -106,18 +106,11 @@ func (d *DB) zwalk(ks *keyState, sp ZRangeSpec, fn func(member []byte, score flo
 // from whichever end of the score CF is nearer: O(min(start, n-stop) +
 // count).
 func (d *DB) walkRank(uid uint64, n int64, sp ZRangeSpec, fn func([]byte, float64) bool) error {
-	start, stop := sp.Start, sp.Stop
-	if start < 0 {
-		start += n
-	}
-	if stop < 0 {
-		stop += n
-	}
-	start = max(start, 0)
-	if start > stop || start >= n {
+	from, to := listSpan(sp.Start, sp.Stop, uint64(n))
+	if from == to {
 		return nil
 	}
-	stop = min(stop, n-1)
+	start, stop := int64(from), int64(to)-1
 	count := stop - start + 1
 	if start <= n-1-stop {
 		var i int64
@@ -269,7 +262,8 @@ func (d *DB) walkLex(uid uint64, sp ZRangeSpec, fn func([]byte, float64) bool) e
 func (d *DB) ZRange(key []byte, sp ZRangeSpec) ([]ScoreMember, error) {
 	unlock := d.lock(key)
 	defer func() { unlock() }()
-	ks, err := d.loadZSet(key)
+	ks := &keyState{}
+	err := d.loadZSet(ks, key)
 	if err != nil || !ks.live {
 		return nil, err
 	}
@@ -289,7 +283,8 @@ func (d *DB) ZRange(key []byte, sp ZRangeSpec) ([]ScoreMember, error) {
 func (d *DB) ZRangeStore(dst, src []byte, sp ZRangeSpec) (int64, error) {
 	unlock := d.lock(dst, src)
 	defer unlock()
-	ks, err := d.loadZSet(src)
+	ks := &keyState{}
+	err := d.loadZSet(ks, src)
 	if err != nil {
 		return 0, err
 	}
@@ -309,7 +304,8 @@ func (d *DB) ZRangeStore(dst, src []byte, sp ZRangeSpec) (int64, error) {
 // zstoreKey replaces dst with a zset of elems (distinct members) in one
 // batch, or removes it when elems is empty. The caller holds dst's lock.
 func (d *DB) zstoreKey(dst []byte, elems []ScoreMember) (int64, error) {
-	kd, err := d.load(dst, d.e.now())
+	kd := &keyState{}
+	err := d.load(kd, dst, d.e.now())
 	if err != nil {
 		return 0, err
 	}
@@ -337,7 +333,8 @@ func (d *DB) zstoreKey(dst []byte, elems []ScoreMember) (int64, error) {
 func (d *DB) ZRemRange(key []byte, sp ZRangeSpec) (int64, error) {
 	unlock := d.lock(key)
 	defer unlock()
-	ks, err := d.loadZSet(key)
+	ks := &keyState{}
+	err := d.loadZSet(ks, key)
 	if err != nil || !ks.live {
 		return 0, err
 	}
@@ -361,7 +358,8 @@ func (d *DB) ZRemRange(key []byte, sp ZRangeSpec) (int64, error) {
 func (d *DB) zcount(key []byte, sp ZRangeSpec) (int64, error) {
 	unlock := d.lock(key)
 	defer unlock()
-	ks, err := d.loadZSet(key)
+	ks := &keyState{}
+	err := d.loadZSet(ks, key)
 	if err != nil || !ks.live {
 		return 0, err
 	}
@@ -386,8 +384,8 @@ func (d *DB) ZLexCount(key []byte, r LexRange) (int64, error) {
 func (d *DB) ZRank(key, member []byte, rev bool) (rank int64, score float64, found bool, err error) {
 	unlock := d.lock(key)
 	defer unlock()
-	ks, err := d.loadZSet(key)
-	if err != nil || !ks.live {
+	ks := &keyState{}
+	if err := d.loadZSet(ks, key); err != nil || !ks.live {
 		return 0, 0, false, err
 	}
 	scores, ok, err := d.zscores(ks, [][]byte{member})

@@ -59,9 +59,10 @@ func (s zsrc) size() uint64 {
 func (d *DB) loadSources(keys [][]byte, weights []float64) ([]zsrc, error) {
 	now := d.e.now()
 	srcs := make([]zsrc, len(keys))
+	states := make([]keyState, len(keys)) // one allocation for all the sources
 	for i, k := range keys {
-		ks, err := d.load(k, now)
-		if err != nil {
+		ks := &states[i]
+		if err := d.load(ks, k, now); err != nil {
 			return nil, err
 		}
 		srcs[i].weight = 1

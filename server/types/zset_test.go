@@ -271,8 +271,8 @@ func checkModel(t *testing.T, d *DB, key string, z zmodel, step string) {
 	}
 	unlock := d.lock([]byte(key))
 	defer unlock()
-	ks, err := d.loadZSet([]byte(key))
-	if err != nil {
+	ks := &keyState{}
+	if err := d.loadZSet(ks, []byte(key)); err != nil {
 		t.Fatal(err)
 	}
 	if len(z) == 0 {
@@ -357,14 +357,14 @@ func TestZSetRandomOps(t *testing.T) {
 				delete(z, string(m))
 			}
 		case 4: // ZPOPMIN / ZPOPMAX
-			maxSide, count := rng.IntN(2) == 1, int64(1+rng.IntN(3))
-			step = fmt.Sprintf("%d: ZPOP max=%v %d", i, maxSide, count)
-			_, got, err := d.ZPop([][]byte{[]byte(key)}, maxSide, count)
+			end, count := ScoreEnd(rng.IntN(2)), int64(1+rng.IntN(3))
+			step = fmt.Sprintf("%d: ZPOP max=%v %d", i, end == Highest, count)
+			_, got, err := d.ZPop([][]byte{[]byte(key)}, end, count)
 			if err != nil {
 				t.Fatal(err)
 			}
 			all := z.sorted()
-			if maxSide {
+			if end == Highest {
 				slices.Reverse(all)
 			}
 			want := all[:min(int(count), len(all))]
@@ -623,7 +623,8 @@ func TestZSetNegativeZero(t *testing.T) {
 		}
 	}
 	unlock := d.lock([]byte("z"))
-	ks, _ := d.loadZSet([]byte("z"))
+	ks := &keyState{}
+	_ = d.loadZSet(ks, []byte("z"))
 	unlock()
 	if err := d.zsetConsistent(ks.m.UID, 2); err != nil {
 		t.Fatal(err)

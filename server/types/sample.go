@@ -12,7 +12,9 @@ import (
 	"github.com/shaledb/shale/subkey"
 )
 
-// Random members of a set (SRANDMEMBER, SPOP).
+// Random members of a set (SRANDMEMBER, SPOP) and random fields of a hash
+// (HRANDFIELD): both are the sub-keys of the key's uid, so one sampler
+// serves them, and what follows says "set" and "member" for either.
 //
 // A set's members are the sub-keys of its uid, in byte order, with no index
 // by rank, so an exactly uniform draw needs the whole set. Reading a million
@@ -387,10 +389,18 @@ func (d *DB) setSeeker(uid uint64, first, last []byte) seekFunc {
 	}
 }
 
+// drawKind says whether randomMembers may return a member more than once.
+type drawKind uint8
+
+const (
+	distinctDraws    drawKind = iota // n distinct members: a positive count
+	independentDraws                 // n independent draws: a negative count
+)
+
 // randomMembers draws n members of the live set ks: distinct ones (n below
-// its size) or, when repeats is set, n independent draws. It samples by
-// seeks where that is cheaper and falls back to a full read.
-func (d *DB) randomMembers(ks *keyState, n uint64, repeats bool) ([][]byte, error) {
+// its size) or n independent draws, as kind says. It samples by seeks where
+// that is cheaper and falls back to a full read.
+func (d *DB) randomMembers(ks *keyState, n uint64, kind drawKind) ([][]byte, error) {
 	r := newRand()
 	if seekSampling(ks.m.Size, n) {
 		out, ok, err := d.sampleBySeeks(r, ks, n)
@@ -402,7 +412,7 @@ func (d *DB) randomMembers(ks *keyState, n uint64, repeats bool) ([][]byte, erro
 	if err != nil || len(all) == 0 {
 		return nil, err
 	}
-	if repeats {
+	if kind == independentDraws {
 		out := make([][]byte, n)
 		for i := range out {
 			out[i] = all[r.IntN(len(all))]

@@ -1,0 +1,169 @@
+package types
+
+import (
+	"fmt"
+
+	"github.com/shaledb/shale/metadata"
+	"github.com/shaledb/shale/server/store"
+	"github.com/shaledb/shale/subkey"
+)
+
+// keyState is a key's metadata as one command sees it, and what it must undo
+// when it rewrites or removes the key.
+type keyState struct {
+	db         *DB
+	key        []byte
+	mkey       []byte
+	m          metadata.Meta
+	live       bool  // a record exists and has not expired
+	onDisk     bool  // a record exists (live or expired) and must be removed before re-creation
+	diskExpire int64 // the expire_ms recorded in the expire index, 0 = none
+	diskMeta   metadata.Meta
+}
+
+// load reads key's metadata into ks. An expired record reads as absent, but
+// is remembered so that a write can remove it in the same batch.
+//
+// The caller declares ks (ks := &keyState{}) and load fills it in place, so
+// that it stays on the caller's stack whether or not load is inlined: a heap
+// keyState was the largest allocation of a SET or an HSET. Check with
+// go build -gcflags=-m: no "&keyState{} escapes to heap" but where a command
+// keeps several keys' states in a slice.
+func (d *DB) load(ks *keyState, key []byte, now int64) error {
+	return d.loadType(ks, key, 0, now)
+}
+
+// loadType is load plus a type check: it returns ErrWrongType when the key
+// is live and holds another type t (0 = any type).
+func (d *DB) loadType(ks *keyState, key []byte, t metadata.Type, now int64) error {
+	*ks = keyState{db: d, key: key, mkey: metadata.AppendMetaKey(nil, d.idx, key)}
+	raw, ok, err := d.rd.Get(store.CFMeta, ks.mkey)
+	if err != nil || !ok {
+		return err
+	}
+	m, err := metadata.DecodeMeta(raw)
+	if err != nil {
+		return fmt.Errorf("key %q: %w", key, err)
+	}
+	ks.onDisk = true
+	ks.diskMeta = m
+	ks.diskExpire = m.ExpireMs
+	ks.m = m
+	ks.live = !m.Expired(now)
+	if t != 0 && ks.live && m.Type != t {
+		return ErrWrongType
+	}
+	return nil
+}
+
+// loadHash loads key expecting a hash, at the engine's clock.
+func (d *DB) loadHash(ks *keyState, key []byte) error {
+	return d.loadType(ks, key, metadata.TypeHash, d.e.now())
+}
+
+// loadList loads key expecting a list, at the engine's clock.
+func (d *DB) loadList(ks *keyState, key []byte) error {
+	return d.loadType(ks, key, metadata.TypeList, d.e.now())
+}
+
+// loadSet loads key expecting a set, at the engine's clock.
+func (d *DB) loadSet(ks *keyState, key []byte) error {
+	return d.loadType(ks, key, metadata.TypeSet, d.e.now())
+}
+
+// loadZSet loads key expecting a sorted set, at the engine's clock.
+func (d *DB) loadZSet(ks *keyState, key []byte) error {
+	return d.loadType(ks, key, metadata.TypeZSet, d.e.now())
+}
+
+// remove deletes the key's records in b: metadata, bookkeeping and expiry
+// index. O(1): the sub-keys become orphans for the compaction filters, and a
+// big key is queued for a targeted compaction.
+func (ks *keyState) remove(b *store.Batch) {
+	if !ks.onDisk {
+		return
+	}
+	d := ks.db
+	old := ks.diskMeta
+	b.Delete(store.CFMeta, ks.mkey)
+	if old.Type.Composite() {
+		b.Delete(store.CFBookkeeping, metadata.AppendBookKey(nil, old.UID))
+		if int64(old.Size) >= d.st.ReclaimMinElements() {
+			b.Reclaim(old.UID)
+		}
+	}
+	if ks.diskExpire != 0 {
+		b.Delete(store.CFExpire, metadata.ExpireKey{ExpireMs: ks.diskExpire, DB: d.idx, Key: ks.key}.Append(nil))
+		b.AddExpires(d.n, -1)
+	}
+	b.AddKeys(d.n, -1)
+	ks.onDisk, ks.live, ks.diskExpire = false, false, 0
+	ks.m = metadata.Meta{}
+}
+
+// create makes the key new, of type t, removing any old record first. A
+// composite key gets a fresh uid and its bookkeeping record.
+func (ks *keyState) create(b *store.Batch, t metadata.Type) error {
+	ks.remove(b)
+	ks.m = metadata.Meta{Type: t}
+	if t.Composite() {
+		uid, err := ks.db.st.NewUID()
+		if err != nil {
+			return err
+		}
+		ks.m.UID = uid
+		if t == metadata.TypeList {
+			ks.m.Head, ks.m.Tail = subkey.ListStart, subkey.ListStart
+		}
+		b.Put(store.CFBookkeeping, metadata.AppendBookKey(nil, uid),
+			metadata.Book{Type: t, DB: ks.db.idx, Key: ks.key}.Append(nil))
+		b.Created(uid)
+	}
+	b.AddKeys(ks.db.n, 1)
+	ks.live = true
+	return nil
+}
+
+// unchanged reports whether a composite key's metadata is the record
+// already written (on disk or earlier in the batch). Strings are never
+// "unchanged": their value may have been changed in place.
+func (ks *keyState) unchanged() bool {
+	m, d := ks.m, ks.diskMeta
+	return ks.onDisk && m.Type.Composite() && m.Type == d.Type && m.ExpireMs == d.ExpireMs &&
+		m.UID == d.UID && m.Size == d.Size && m.Head == d.Head && m.Tail == d.Tail
+}
+
+// save writes the key's metadata in b, keeping the expiry index in step. A
+// composite key whose size dropped to zero is removed instead.
+func (ks *keyState) save(b *store.Batch) {
+	if ks.m.Type.Composite() && ks.m.Size == 0 {
+		if !ks.onDisk {
+			// Created and emptied within one command: undo the creation.
+			ks.onDisk, ks.diskMeta = true, ks.m
+		}
+		ks.remove(b)
+		return
+	}
+	if ks.unchanged() {
+		// An HSET or ZADD that only changed members: rewriting the same
+		// record would cost a memtable insert, the dearest part of a write.
+		return
+	}
+	b.Put(store.CFMeta, ks.mkey, ks.m.Append(nil))
+	if ks.m.ExpireMs != ks.diskExpire {
+		if ks.diskExpire != 0 {
+			b.Delete(store.CFExpire, metadata.ExpireKey{ExpireMs: ks.diskExpire, DB: ks.db.idx, Key: ks.key}.Append(nil))
+			b.AddExpires(ks.db.n, -1)
+		}
+		if ks.m.ExpireMs != 0 {
+			b.Put(store.CFExpire, metadata.ExpireKey{ExpireMs: ks.m.ExpireMs, DB: ks.db.idx, Key: ks.key}.Append(nil), nil)
+			b.AddExpires(ks.db.n, 1)
+		}
+	}
+	ks.onDisk, ks.diskMeta, ks.diskExpire = true, ks.m, ks.m.ExpireMs
+}
+
+// skey is the sub-key of member sub of the key's current uid.
+func (ks *keyState) skey(sub []byte) []byte {
+	return subkey.AppendKey(nil, ks.m.UID, sub)
+}
