@@ -8,7 +8,8 @@ import (
 	"time"
 )
 
-// BGSAVE, SAVE and LASTSAVE: a backup is a RocksDB checkpoint (an openable
+// Backups, which BGSAVE, SAVE and LASTSAVE drive (cmd_backup.go) and INFO
+// persistence reports: a backup is a RocksDB checkpoint (an openable
 // copy of the database, SST files hard-linked) in a new sub-directory of
 // storage.backup_dir. Checkpoints never block clients: RocksDB flushes the
 // memtables and copies the live WAL while writes go on.
@@ -25,10 +26,6 @@ type backups struct {
 	saves    int64
 	wg       sync.WaitGroup
 }
-
-const (
-	errSaveInProgress replyError = "ERR Background save already in progress"
-)
 
 // checkpointDir names a new checkpoint directory under backupDir.
 func checkpointDir(backupDir string, now time.Time) string {
@@ -80,44 +77,6 @@ func (s *Server) checkpoint() (string, error) {
 	return dir, err
 }
 
-// BGSAVE [SCHEDULE]: SCHEDULE changes nothing, as in Redis when no AOF
-// rewrite runs (Shale has none); a checkpoint under way is an error.
-func cmdBgSave(c *Ctx, args [][]byte) error {
-	if len(args) > 2 || (len(args) == 2 && !is(args[1], "SCHEDULE")) {
-		return errSyntax
-	}
-	s := c.Srv
-	if !s.backup.begin() {
-		return errSaveInProgress
-	}
-	go s.checkpoint()
-	c.Conn.WriteString("Background saving started")
-	return nil
-}
-
-// SAVE: a checkpoint, replying when it is done.
-func cmdSave(c *Ctx, _ [][]byte) error {
-	s := c.Srv
-	if !s.backup.begin() {
-		return errSaveInProgress
-	}
-	if _, err := s.checkpoint(); err != nil {
-		return err
-	}
-	c.ok()
-	return nil
-}
-
-// LASTSAVE: the unix time of the last successful checkpoint (the start time
-// of the server before the first one).
-func cmdLastSave(c *Ctx, _ [][]byte) error {
-	c.Srv.backup.mu.Lock()
-	t := c.Srv.backup.lastSave
-	c.Srv.backup.mu.Unlock()
-	c.Conn.WriteInt64(t.Unix())
-	return nil
-}
-
 // infoPersistenceBackups writes INFO persistence's checkpoint fields.
 func (s *Server) infoPersistenceBackups(w *infoWriter) {
 	b := &s.backup
@@ -138,10 +97,4 @@ func (s *Server) infoPersistenceBackups(w *infoWriter) {
 	w.int("rdb_current_bgsave_time_sec", cur)
 	w.int("rdb_saves", b.saves)
 	w.str("last_checkpoint_dir", b.lastDir)
-}
-
-var backupCommands = []Command{
-	cmd("bgsave", -1, Admin, 0, 0, 0, cmdBgSave),
-	cmd("save", 1, Admin, 0, 0, 0, cmdSave),
-	cmd("lastsave", 1, Fast, 0, 0, 0, cmdLastSave),
 }

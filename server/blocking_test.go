@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/rs/zerolog"
 	"github.com/tidwall/redcon"
 
 	"github.com/shaledb/shale/server/types"
@@ -38,7 +39,7 @@ func TestGuardConnWatch(t *testing.T) {
 	t.Run("kept", func(t *testing.T) {
 		a, b := net.Pipe()
 		defer b.Close()
-		g := &guardConn{Conn: a}
+		g := newGuardConn(a, nil, nil, zerolog.Nop())
 		gone, stop := g.watch()
 		// An inline command is rewritten by the guard: proof that the kept
 		// bytes go through it.
@@ -64,7 +65,7 @@ func TestGuardConnWatch(t *testing.T) {
 	})
 	t.Run("gone", func(t *testing.T) {
 		a, b := net.Pipe()
-		g := &guardConn{Conn: a}
+		g := newGuardConn(a, nil, nil, zerolog.Nop())
 		gone, stop := g.watch()
 		go func() {
 			b.Write([]byte("*1\r\n$4\r\nPING\r\n"))
@@ -87,7 +88,7 @@ func TestGuardConnWatch(t *testing.T) {
 	t.Run("idle", func(t *testing.T) {
 		a, b := net.Pipe()
 		defer b.Close()
-		g := &guardConn{Conn: a}
+		g := newGuardConn(a, nil, nil, zerolog.Nop())
 		// redcon's idle deadline must not end a blocked client's watch.
 		a.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
 		gone, stop := g.watch()

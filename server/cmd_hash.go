@@ -141,9 +141,6 @@ func cmdHIncrBy(c *Ctx, args [][]byte) error {
 	return nil
 }
 
-// errIncrNaN is HINCRBYFLOAT's reply for an infinite increment.
-const errIncrNaN replyError = "ERR value is NaN or Infinity"
-
 // HINCRBYFLOAT key field increment
 func cmdHIncrByFloat(c *Ctx, args [][]byte) error {
 	incr, ok := types.ParseLongDouble(args[3])

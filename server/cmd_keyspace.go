@@ -1,11 +1,6 @@
 package server
 
-import (
-	"bytes"
-	"strings"
-
-	"github.com/shaledb/shale/server/types"
-)
+import "github.com/shaledb/shale/server/types"
 
 // DEL key [key ...], UNLINK key [key ...]
 func cmdDel(c *Ctx, args [][]byte) error {
@@ -37,20 +32,6 @@ func cmdType(c *Ctx, args [][]byte) error {
 	return nil
 }
 
-// errExpireFlags is Redis's reply for contradictory EXPIRE flags.
-const errExpireFlags replyError = "ERR NX and XX, GT or LT options at the same time are not compatible"
-
-// errUnsupportedOption is EXPIRE's reply for an unknown flag. Redis quotes
-// the flag whole, however long, through a C "%s": the text stops at a NUL
-// byte, and trailing CRs and LFs are trimmed with the line's end (the
-// dispatcher turns the others into spaces).
-func errUnsupportedOption(opt []byte) replyError {
-	if i := bytes.IndexByte(opt, 0); i >= 0 {
-		opt = opt[:i]
-	}
-	return replyError("ERR Unsupported option " + strings.TrimRight(string(opt), "\r\n"))
-}
-
 // expireCommand is EXPIRE, PEXPIRE, EXPIREAT and PEXPIREAT:
 // key time [NX|XX|GT|LT].
 func expireCommand(c *Ctx, args [][]byte, unit int64, absolute bool, name string) error {
@@ -73,7 +54,7 @@ func expireCommand(c *Ctx, args [][]byte, unit int64, absolute bool, name string
 		return errExpireFlags
 	}
 	if cond&types.ExpireGT != 0 && cond&types.ExpireLT != 0 {
-		return replyError("ERR GT and LT options at the same time are not compatible")
+		return errExpireGTLT
 	}
 	v, err := parseInt(args[2])
 	if err != nil {
@@ -289,10 +270,6 @@ func cmdObjectEncoding(c *Ctx, args [][]byte) error {
 	c.writeBulkOrNull([]byte(enc), ok)
 	return nil
 }
-
-// errNoLFU is OBJECT FREQ's reply on a key when no LFU maxmemory policy is
-// selected, which in Shale is always.
-const errNoLFU replyError = "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust."
 
 // OBJECT FREQ key: nil for a missing key, as in Redis, which looks the key
 // up before it checks the policy.

@@ -9,17 +9,6 @@ import (
 	"github.com/shaledb/shale/server/types"
 )
 
-// The list commands' own error replies, as Redis 7.0 words them.
-const (
-	errRankZero        replyError = "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list"
-	errCountNegative   replyError = "ERR COUNT can't be negative"
-	errMaxlenNegative  replyError = "ERR MAXLEN can't be negative"
-	errLMPopNumkeys    replyError = "ERR numkeys should be greater than 0"
-	errLMPopCount      replyError = "ERR count should be greater than 0"
-	errTimeoutNotFloat replyError = "ERR timeout is not a float or out of range"
-	errTimeoutNegative replyError = "ERR timeout is negative"
-)
-
 // pushCommand is LPUSH, RPUSH, LPUSHX and RPUSHX: key element [element ...].
 func pushCommand(c *Ctx, args [][]byte, push func(key []byte, vals [][]byte) (int64, error)) error {
 	n, err := push(args[1], args[2:])
@@ -322,7 +311,7 @@ type lmpopArgs struct {
 func parseLMPop(args [][]byte) (o lmpopArgs, err error) {
 	numkeys, err := parseInt(args[0])
 	if err != nil || numkeys < 1 {
-		return o, errLMPopNumkeys
+		return o, errNumkeysPositive
 	}
 	if numkeys >= int64(len(args))-1 {
 		return o, errSyntax
@@ -339,7 +328,7 @@ func parseLMPop(args [][]byte) (o lmpopArgs, err error) {
 		}
 		i++
 		if o.count, err = parseInt(rest[i]); err != nil || o.count < 1 {
-			return o, errLMPopCount
+			return o, errCountPositive
 		}
 	}
 	o.count = max(o.count, 1)

@@ -10,9 +10,8 @@ import (
 )
 
 // Server commands: INFO, DBSIZE, FLUSHDB, FLUSHALL, TIME, COMPACT, SHUTDOWN,
-// DEBUG and CONFIG (in config.go).
-
-const errNoShutdown replyError = "ERR No shutdown in progress."
+// DEBUG and MONITOR (its machinery is monitor.go). The rows of CONFIG
+// (cmd_config.go) and SLOWLOG (cmd_slowlog.go) are here too.
 
 // INFO [section ...]: see info.go.
 func cmdInfo(c *Ctx, args [][]byte) error {
@@ -139,7 +138,7 @@ func cmdDebug(c *Ctx, args [][]byte) error {
 func parseCF(b []byte) (store.CF, error) {
 	cf, ok := store.ParseCF(string(b))
 	if !ok {
-		return 0, replyError("ERR unknown column family '" + truncate(string(b), 128) + "'")
+		return 0, errUnknownCF(b)
 	}
 	return cf, nil
 }
@@ -257,6 +256,23 @@ func cmdDebugHelp(c *Ctx, _ [][]byte) error {
 		"UID <key>",
 		"    Return the uid of a live hash, list, set or sorted set, or null.",
 	})
+	return nil
+}
+
+// MONITOR
+func cmdMonitor(c *Ctx, _ [][]byte) error {
+	if c.Client.isMonitor() {
+		return nil // Redis ignores MONITOR from a monitor, without a reply
+	}
+	c.ok()
+	m := &monitor{s: c.Srv, cl: c.Client, wake: make(chan struct{}, 1), stop: make(chan struct{})}
+	c.Client.setMonitor(true)
+	m.conn = c.Conn.Detach()
+	if nc := m.conn.NetConn(); nc != nil {
+		_ = nc.SetReadDeadline(time.Time{}) // monitors never time out
+	}
+	s := c.Srv
+	c.Client.afterCommand = func() { s.monitors.add(m) }
 	return nil
 }
 

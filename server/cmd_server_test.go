@@ -77,7 +77,7 @@ func TestShutdown(t *testing.T) {
 	default:
 	}
 	// SHUTDOWN replies nothing: the main program closes the server.
-	if got := rawExchange(t, s, resp("SHUTDOWN", "NOSAVE", "NOW", "FORCE")); got != "" {
+	if got := rawExchange(t, s, multibulk("SHUTDOWN", "NOSAVE", "NOW", "FORCE")); got != "" {
 		t.Errorf("SHUTDOWN replied %q", got)
 	}
 	select {
@@ -85,7 +85,7 @@ func TestShutdown(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("SHUTDOWN did not signal")
 	}
-	rawExchange(t, s, resp("SHUTDOWN")) // a second one must not panic
+	rawExchange(t, s, multibulk("SHUTDOWN")) // a second one must not panic
 }
 
 func TestDebug(t *testing.T) {

@@ -6,23 +6,6 @@ import (
 	"github.com/shaledb/shale/server/types"
 )
 
-// The set commands' own error replies, as Redis 7.0 words them.
-const (
-	errSIntercardNumkeys replyError = "ERR numkeys should be greater than 0"
-	errSIntercardArgs    replyError = "ERR Number of keys can't be greater than number of args"
-	errSIntercardLimit   replyError = "ERR LIMIT can't be negative"
-)
-
-// The replies for the count of SRANDMEMBER, HRANDFIELD and ZRANDMEMBER.
-const (
-	// errRandCountRange: Redis reads the count as a long in ±LONG_MAX.
-	errRandCountRange replyError = "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
-	// errCountRange: a count whose reply Redis cannot build, with
-	// WITHVALUES or WITHSCORES one whose doubled length would overflow.
-	// types.ErrRandCount, Shale's own bound, answers it too.
-	errCountRange replyError = "ERR value is out of range"
-)
-
 // parseRandCount parses the count of SRANDMEMBER, HRANDFIELD and
 // ZRANDMEMBER, which Redis checks before anything else, the key included.
 func parseRandCount(b []byte) (int64, error) {
@@ -215,7 +198,7 @@ func cmdSDiffStore(c *Ctx, args [][]byte) error {
 func cmdSInterCard(c *Ctx, args [][]byte) error {
 	numkeys, ok := types.ParseInt(args[1])
 	if !ok || numkeys < 1 {
-		return errSIntercardNumkeys
+		return errNumkeysPositive
 	}
 	if numkeys > int64(len(args)-2) {
 		return errSIntercardArgs
@@ -227,7 +210,7 @@ func cmdSInterCard(c *Ctx, args [][]byte) error {
 		}
 		i++
 		if limit, ok = types.ParseInt(args[i]); !ok || limit < 0 {
-			return errSIntercardLimit
+			return errLimitNegative
 		}
 	}
 	n, err := c.DB.SInterCard(args[2:2+numkeys], limit)

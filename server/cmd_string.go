@@ -8,8 +8,6 @@ import (
 
 func nowMs() int64 { return time.Now().UnixMilli() }
 
-const errDecrementOverflow replyError = "ERR decrement would overflow"
-
 // GET key
 func cmdGet(c *Ctx, args [][]byte) error {
 	v, ok, err := c.DB.Get(args[1])

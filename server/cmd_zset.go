@@ -7,26 +7,6 @@ import (
 	"github.com/shaledb/shale/server/types"
 )
 
-// The sorted-set commands' own error replies, as Redis 7.0 words them.
-const (
-	errZAddXXNX        replyError = "ERR XX and NX options at the same time are not compatible"
-	errZAddGTLTNX      replyError = "ERR GT, LT, and/or NX options at the same time are not compatible"
-	errZAddIncrPair    replyError = "ERR INCR option supports a single increment-element pair"
-	errMinMaxNotFloat  replyError = "ERR min or max is not a float"
-	errMinMaxNotLex    replyError = "ERR min or max not valid string range item"
-	errLimitNeedsBy    replyError = "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX"
-	errWithScoresByLex replyError = "ERR syntax error, WITHSCORES not supported in combination with BYLEX"
-	errWeightNotFloat  replyError = "ERR weight value is not a float"
-	errNumkeysPositive replyError = "ERR numkeys should be greater than 0"
-	errCountPositive   replyError = "ERR count should be greater than 0"
-	errLimitNegative   replyError = "ERR LIMIT can't be negative"
-)
-
-// errNoInputKeys is ZUNION's (and its siblings') reply for numkeys < 1.
-func errNoInputKeys(cmd string) replyError {
-	return replyError("ERR at least 1 input key is needed for '" + cmd + "' command")
-}
-
 // formatScore formats a score as Redis 7.0 replies it in RESP2: "%.17g",
 // with infinities as "inf" and "-inf" (1 -> "1", 0.1 ->
 // "0.10000000000000001", 1e20 -> "1e+20").

@@ -308,8 +308,7 @@ func (f *cmdFuzzer) exec(args [][]byte) string {
 			name = sub
 		}
 	}
-	req := encodeMultibulk(args)
-	req = append(req, encodeMultibulk([][]byte{[]byte("ECHO"), f.nonce})...)
+	req := []byte(multibulk(args...) + multibulk([]byte("ECHO"), f.nonce))
 	f.nc.SetWriteDeadline(time.Now().Add(fuzzHang))
 	if _, err := f.nc.Write(req); err != nil {
 		return "write: " + err.Error()

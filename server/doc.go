@@ -3,8 +3,9 @@
 // errors to Redis's reply texts. INFO, CONFIG and the other server commands
 // live here too.
 //
-// It may import conf, server/store and server/types (never the codecs'
-// callers' internals); it is the only package that knows RESP.
+// It may import conf, server/resp, server/store and server/types (never the
+// codecs' callers' internals); with server/resp, which guards the request
+// bytes before redcon parses them, it is the only package that knows RESP.
 //
 // Invariants:
 //   - Handlers never check arity and never write errors: the dispatcher does

@@ -1,7 +1,7 @@
 package server
 
 // opsDocs covers backups, CONFIG REWRITE and the CLIENT subcommands of
-// client_ops.go.
+// cmd_client.go.
 var opsDocs = map[string]cmdDoc{
 	"bgsave":          {"Asynchronously save the dataset to disk", "1.0.0", "server", "[SCHEDULE]"},
 	"save":            {"Synchronously save the dataset to disk", "1.0.0", "server", ""},

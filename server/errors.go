@@ -1,31 +1,53 @@
 package server
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"strings"
+	"syscall"
 
 	"github.com/shaledb/shale/server/store"
 	"github.com/shaledb/shale/server/types"
 )
+
+// The RESP error replies of every command, in one place: each text is
+// written once, as Redis 7.0 words it, and the tests in tests/ pin them.
+// Handlers return these values; the dispatcher writes them (errorText).
+// The RESP guard's framing errors live with the guard (server/resp).
 
 // replyError is an error whose text is already the exact RESP error text.
 type replyError string
 
 func (e replyError) Error() string { return string(e) }
 
+// Argument parsing shared by many commands. errNotInteger and errNotFloat
+// are also the texts of types.ErrNotInteger and types.ErrNotFloat.
 const (
 	errSyntax         replyError = "ERR syntax error"
 	errNotInteger     replyError = "ERR value is not an integer or out of range"
 	errNotFloat       replyError = "ERR value is not a valid float"
-	errNoAuth         replyError = "NOAUTH Authentication required."
-	errWrongPass      replyError = "WRONGPASS invalid username-password pair or user is disabled."
-	errNoPassword     replyError = "ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?"
-	errNoProto        replyError = "NOPROTO unsupported protocol version"
-	errInvalidCursor  replyError = "ERR invalid cursor"
-	errMaxClients     replyError = "ERR max number of clients reached"
-	errOutOfRangeDB   replyError = "ERR DB index is out of range"
-	errDebugDisabled  replyError = "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server."
 	errPositiveNumber replyError = "ERR value is out of range, must be positive"
+	errInvalidCursor  replyError = "ERR invalid cursor"
+	// errIntRange is Redis's reply for an integer argument it reads as a C
+	// int (getIntFromObjectOrReply) that does not fit one.
+	errIntRange        replyError = "ERR value is out of range, value must between -2147483648 and 2147483647"
+	errNumkeysPositive replyError = "ERR numkeys should be greater than 0"
+	errCountPositive   replyError = "ERR count should be greater than 0"
+	errCountNegative   replyError = "ERR COUNT can't be negative"
+	errLimitNegative   replyError = "ERR LIMIT can't be negative"
+	errTimeoutNotFloat replyError = "ERR timeout is not a float or out of range"
+	errTimeoutNegative replyError = "ERR timeout is negative"
+)
+
+// The replies for the count of SRANDMEMBER, HRANDFIELD and ZRANDMEMBER.
+const (
+	// errRandCountRange: Redis reads the count as a long in ±LONG_MAX.
+	errRandCountRange replyError = "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
+	// errCountRange: a count whose reply Redis cannot build, with
+	// WITHVALUES or WITHSCORES one whose doubled length would overflow.
+	// types.ErrRandCount, Shale's own bound, answers it too.
+	errCountRange replyError = "ERR value is out of range"
 )
 
 // errWrongArity is the reply for a command called with the wrong number of
@@ -34,14 +56,195 @@ func errWrongArity(name string) replyError {
 	return replyError("ERR wrong number of arguments for '" + name + "' command")
 }
 
-// errInvalidExpire is SET's and EXPIRE's reply for an unusable time.
-func errInvalidExpire(cmd string) replyError {
-	return replyError("ERR invalid expire time in '" + cmd + "' command")
+// errUnknownCommand is Redis's reply for a name not in the table, quoting
+// up to 128 bytes of the arguments.
+func errUnknownCommand(args [][]byte) replyError {
+	var quoted []byte
+	for _, a := range args[1:] {
+		if len(quoted) >= 128 {
+			break
+		}
+		quoted = append(quoted, '\'')
+		quoted = append(quoted, truncate(string(a), 128-len(quoted)+1)...)
+		quoted = append(quoted, '\'', ' ')
+	}
+	return replyError(fmt.Sprintf("ERR unknown command '%s', with args beginning with: %s", truncate(string(args[0]), 128), quoted))
 }
 
 // errUnknownSubcommand is a container command's reply for a bad subcommand.
 func errUnknownSubcommand(sub, container string) replyError {
 	return replyError("ERR unknown subcommand '" + truncate(sub, 128) + "'. Try " + strings.ToUpper(container) + " HELP.")
+}
+
+// errSubcommandSyntax is Redis's addReplySubcommandSyntaxError: the reply
+// of a container command whose subcommand takes fewer arguments than the
+// table's arity lets through (CLIENT PAUSE, SLOWLOG GET), or that does not
+// exist (DEBUG).
+func errSubcommandSyntax(args [][]byte) replyError {
+	return replyError("ERR unknown subcommand or wrong number of arguments for '" + truncate(string(args[1]), 128) +
+		"'. Try " + strings.ToUpper(string(args[0])) + " HELP.")
+}
+
+// Connections: AUTH, HELLO, SELECT and the client limit. errOutOfRangeDB is
+// also the text of types.ErrDBIndex.
+const (
+	errNoAuth          replyError = "NOAUTH Authentication required."
+	errWrongPass       replyError = "WRONGPASS invalid username-password pair or user is disabled."
+	errNoPassword      replyError = "ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?"
+	errNoProto         replyError = "NOPROTO unsupported protocol version"
+	errHelloNotInteger replyError = "ERR Protocol version is not an integer or out of range"
+	errHelloNoAuth     replyError = "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time"
+	errMaxClients      replyError = "ERR max number of clients reached"
+	errOutOfRangeDB    replyError = "ERR DB index is out of range"
+)
+
+// errHelloOption is HELLO's reply for an option it does not know.
+func errHelloOption(opt []byte) replyError {
+	return replyError("ERR Syntax error in HELLO option '" + string(opt) + "'")
+}
+
+// CLIENT's errors, as Redis words them.
+const (
+	errBadClientName    replyError = "ERR Client names cannot contain spaces, newlines or special characters."
+	errInvalidClientID  replyError = "ERR Invalid client ID"
+	errNoSuchClient     replyError = "ERR No such client"
+	errClientIDPositive replyError = "ERR client-id should be greater than 0"
+	// CLIENT PAUSE's
+	errPauseTimeoutNotInt replyError = "ERR timeout is not an integer or out of range"
+	errPauseTimeoutRange  replyError = "ERR timeout is out of range"
+	errPauseMode          replyError = "ERR CLIENT PAUSE mode must be WRITE or ALL"
+)
+
+// errUnknownClientType is CLIENT LIST's and CLIENT KILL's reply for a TYPE
+// they do not know.
+func errUnknownClientType(typ []byte) replyError {
+	return replyError("ERR Unknown client type '" + string(typ) + "'")
+}
+
+// errNoSuchUser is CLIENT KILL USER's reply for a user other than default.
+func errNoSuchUser(user []byte) replyError {
+	return replyError("ERR No such user '" + string(user) + "'")
+}
+
+// errUnrecognizedOption is CLIENT SETINFO's reply for an attribute it does
+// not know.
+func errUnrecognizedOption(opt []byte) replyError {
+	return replyError("ERR Unrecognized option '" + truncate(string(opt), 128) + "'")
+}
+
+// errBadClientInfo is CLIENT SETINFO's reply for a value with characters
+// CLIENT LIST could not show; attr is the lower-case attribute name.
+func errBadClientInfo(attr string) replyError {
+	return replyError("ERR " + attr + " cannot contain spaces, newlines or special characters.")
+}
+
+// COMMAND GETKEYS's errors, in Redis's words.
+const (
+	errInvalidCommandSpecified replyError = "ERR Invalid command specified"
+	errInvalidCommandArgCount  replyError = "ERR Invalid number of arguments specified for command"
+	errInvalidCommandArgs      replyError = "ERR Invalid arguments specified for command"
+	errCommandHasNoKeys        replyError = "ERR The command has no key arguments"
+)
+
+// The keyspace commands' errors.
+const (
+	// errExpireFlags is Redis's reply for contradictory EXPIRE flags.
+	errExpireFlags replyError = "ERR NX and XX, GT or LT options at the same time are not compatible"
+	errExpireGTLT  replyError = "ERR GT and LT options at the same time are not compatible"
+	// errNoLFU is OBJECT FREQ's reply on a key when no LFU maxmemory
+	// policy is selected, which in Shale is always.
+	errNoLFU replyError = "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust."
+)
+
+// errInvalidExpire is SET's and EXPIRE's reply for an unusable time.
+func errInvalidExpire(cmd string) replyError {
+	return replyError("ERR invalid expire time in '" + cmd + "' command")
+}
+
+// errUnsupportedOption is EXPIRE's reply for an unknown flag. Redis quotes
+// the flag whole, however long, through a C "%s": the text stops at a NUL
+// byte, and trailing CRs and LFs are trimmed with the line's end (the
+// dispatcher turns the others into spaces).
+func errUnsupportedOption(opt []byte) replyError {
+	if i := bytes.IndexByte(opt, 0); i >= 0 {
+		opt = opt[:i]
+	}
+	return replyError("ERR Unsupported option " + strings.TrimRight(string(opt), "\r\n"))
+}
+
+// The string, hash, list and set commands' own errors.
+const (
+	errDecrementOverflow replyError = "ERR decrement would overflow"
+	// errIncrNaN is HINCRBYFLOAT's reply for an infinite increment.
+	errIncrNaN        replyError = "ERR value is NaN or Infinity"
+	errRankZero       replyError = "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list"
+	errMaxlenNegative replyError = "ERR MAXLEN can't be negative"
+	errSIntercardArgs replyError = "ERR Number of keys can't be greater than number of args"
+)
+
+// The sorted-set commands' own errors.
+const (
+	errZAddXXNX        replyError = "ERR XX and NX options at the same time are not compatible"
+	errZAddGTLTNX      replyError = "ERR GT, LT, and/or NX options at the same time are not compatible"
+	errZAddIncrPair    replyError = "ERR INCR option supports a single increment-element pair"
+	errMinMaxNotFloat  replyError = "ERR min or max is not a float"
+	errMinMaxNotLex    replyError = "ERR min or max not valid string range item"
+	errLimitNeedsBy    replyError = "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX"
+	errWithScoresByLex replyError = "ERR syntax error, WITHSCORES not supported in combination with BYLEX"
+	errWeightNotFloat  replyError = "ERR weight value is not a float"
+)
+
+// errNoInputKeys is ZUNION's (and its siblings') reply for numkeys < 1.
+func errNoInputKeys(cmd string) replyError {
+	return replyError("ERR at least 1 input key is needed for '" + cmd + "' command")
+}
+
+// The server commands' errors: SHUTDOWN, DEBUG, BGSAVE, MONITOR, SLOWLOG
+// and CONFIG.
+const (
+	errNoShutdown     replyError = "ERR No shutdown in progress."
+	errDebugDisabled  replyError = "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server."
+	errSaveInProgress replyError = "ERR Background save already in progress"
+	// errMonitorKeyspace is the reply to a command a monitor sends.
+	errMonitorKeyspace replyError = "ERR Replica can't interact with the keyspace"
+	errSlowlogCount    replyError = "ERR count should be greater than or equal to -1"
+	errNoConfigFile    replyError = "ERR The server is running without a config file"
+	// errRocksRejected is errConfigSet's reason when the store refuses the
+	// new RocksDB options; the store logged why.
+	errRocksRejected = "RocksDB rejected the new options (see the server log)"
+)
+
+// errUnknownCF is the reply for a column family name store does not know.
+func errUnknownCF(name []byte) replyError {
+	return replyError("ERR unknown column family '" + truncate(string(name), 128) + "'")
+}
+
+// errUnknownConfig is CONFIG SET's reply for a parameter it does not know.
+func errUnknownConfig(name string) replyError {
+	return replyError("ERR Unknown option or number of arguments for CONFIG SET - '" + truncate(name, 128) + "'")
+}
+
+// errConfigSet is CONFIG SET's reply for a value it refuses, for reason.
+func errConfigSet(name, reason string) replyError {
+	return replyError("ERR CONFIG SET failed (possibly related to argument '" + truncate(name, 128) + "') - " + reason)
+}
+
+// rewriteFailed is CONFIG REWRITE's reply to err, Redis's "Rewriting config
+// file: <strerror>". An OS error gives the C library's text for its errno
+// ("Permission denied"), without the path and the Go call it names. A file
+// the editor refuses gives the editor's reason, which is about the file's
+// text; any other failure gives EIO's text. The log has err in full.
+func rewriteFailed(err error) replyError {
+	const prefix = "ERR Rewriting config file: "
+	var errno syscall.Errno
+	var uneditable uneditableConfig
+	switch {
+	case errors.As(err, &errno):
+		return replyError(prefix + strerror(errno))
+	case errors.As(err, &uneditable):
+		return replyError(prefix + sanitize(uneditable.Error()))
+	}
+	return replyError(prefix + strerror(syscall.EIO))
 }
 
 type errReply struct {
@@ -52,15 +255,15 @@ type errReply struct {
 // domainReplies maps the errors of server/types to Redis's texts.
 var domainReplies = []errReply{
 	{types.ErrWrongType, "WRONGTYPE Operation against a key holding the wrong kind of value"},
-	{types.ErrNotInteger, "ERR value is not an integer or out of range"},
-	{types.ErrNotFloat, "ERR value is not a valid float"},
+	{types.ErrNotInteger, string(errNotInteger)},
+	{types.ErrNotFloat, string(errNotFloat)},
 	{types.ErrHashNotInteger, "ERR hash value is not an integer"},
 	{types.ErrHashNotFloat, "ERR hash value is not a float"},
 	{types.ErrOverflow, "ERR increment or decrement would overflow"},
 	{types.ErrNaNOrInfinity, "ERR increment would produce NaN or Infinity"},
 	{types.ErrNoSuchKey, "ERR no such key"},
 	{types.ErrSameObject, "ERR source and destination objects are the same"},
-	{types.ErrDBIndex, "ERR DB index is out of range"},
+	{types.ErrDBIndex, string(errOutOfRangeDB)},
 	{types.ErrStringTooLong, "ERR string exceeds maximum allowed size (proto-max-bulk-len)"},
 	{types.ErrOffsetOutOfRange, "ERR offset is out of range"},
 	{types.ErrSortScore, "ERR One or more scores can't be converted into double"},

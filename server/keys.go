@@ -173,11 +173,3 @@ func keyPositions(cmd *Command, args [][]byte) []int {
 	}
 	return keys
 }
-
-// COMMAND GETKEYS's errors, in Redis's words.
-const (
-	errInvalidCommandSpecified replyError = "ERR Invalid command specified"
-	errInvalidCommandArgCount  replyError = "ERR Invalid number of arguments specified for command"
-	errInvalidCommandArgs      replyError = "ERR Invalid arguments specified for command"
-	errCommandHasNoKeys        replyError = "ERR The command has no key arguments"
-)

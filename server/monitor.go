@@ -29,8 +29,6 @@ import (
 // monitorMaxPending bounds the bytes queued for one monitor.
 const monitorMaxPending = 64 << 20
 
-const errMonitorKeyspace replyError = "ERR Replica can't interact with the keyspace"
-
 // monitorSet is the server's monitors.
 type monitorSet struct {
 	count atomic.Int64 // len(list): observe's fast path
@@ -52,23 +50,6 @@ type monitor struct {
 	over    bool          // monitorMaxPending reached: being closed
 	wake    chan struct{} // capacity 1: pending has bytes
 	stop    chan struct{} // closed when the monitor ends
-}
-
-// MONITOR
-func cmdMonitor(c *Ctx, _ [][]byte) error {
-	if c.Client.isMonitor() {
-		return nil // Redis ignores MONITOR from a monitor, without a reply
-	}
-	c.ok()
-	m := &monitor{s: c.Srv, cl: c.Client, wake: make(chan struct{}, 1), stop: make(chan struct{})}
-	c.Client.setMonitor(true)
-	m.conn = c.Conn.Detach()
-	if nc := m.conn.NetConn(); nc != nil {
-		_ = nc.SetReadDeadline(time.Time{}) // monitors never time out
-	}
-	s := c.Srv
-	c.Client.afterCommand = func() { s.monitors.add(m) }
-	return nil
 }
 
 func (ms *monitorSet) add(m *monitor) {

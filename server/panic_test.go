@@ -27,8 +27,8 @@ func TestPanicCostsOnlyTheConnection(t *testing.T) {
 	// A pipeline: the commands before the panic keep their effect and
 	// replies, the panicking one gets the error, the ones after it are
 	// dropped with the connection.
-	got := rawExchange(t, s, resp("SET", "a", "1")+resp("SET", "b", "2")+
-		resp("DEBUG", "PANIC", secret)+resp("SET", "c", "3"))
+	got := rawExchange(t, s, multibulk("SET", "a", "1")+multibulk("SET", "b", "2")+
+		multibulk("DEBUG", "PANIC", secret)+multibulk("SET", "c", "3"))
 	if want := "+OK\r\n+OK\r\n-ERR internal error\r\n"; got != want {
 		t.Fatalf("pipeline replies %q, want %q and a closed connection", got, want)
 	}

@@ -121,10 +121,6 @@ func keyScanOptions(args [][]byte, size func(key []byte) (int64, error)) (o type
 	return o, false, optErr
 }
 
-// errIntRange is Redis's reply for an integer argument it reads as a C int
-// (getIntFromObjectOrReply) that does not fit one.
-const errIntRange replyError = "ERR value is out of range, value must between -2147483648 and 2147483647"
-
 // parseCInt parses an argument Redis reads as a C int, such as SELECT's
 // index: errNotInteger when it is no integer, errIntRange when it does not
 // fit 32 bits.

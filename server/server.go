@@ -47,13 +47,13 @@ type Server struct {
 	serveDone  chan struct{}
 	shutdownMu sync.Mutex
 	blocking   blockRegistry              // clients parked in BLPOP and the like (blocking.go)
-	pause      pauser                     // CLIENT PAUSE (client_ops.go)
+	pause      pauser                     // CLIENT PAUSE (pause.go)
 	backup     backups                    // BGSAVE (backup.go)
 	slowlog    slowlog                    // SLOWLOG (slowlog.go)
 	monitors   monitorSet                 // MONITOR clients (monitor.go)
 	metrics    *metricsServer             // /metrics, nil when metrics.addr is "" (metrics.go)
 	statsStop  chan struct{}              // ends the ops sampler
-	limits     atomic.Pointer[connLimits] // protocol and buffer limits (protocol.go)
+	limits     atomic.Pointer[connLimits] // protocol and buffer limits (guard_conn.go)
 	diskLog    zerolog.Logger             // log, at most one line a second: a broken disk fails every write
 
 	// Shutdown: closing stops new commands from running; inflight counts
@@ -221,7 +221,7 @@ func (s *Server) accept(conn redcon.Conn) bool {
 		setKeepAlive(nc, s.cfg.Server.TCPKeepalive.Duration)
 		c.laddr = nc.LocalAddr().String()
 		if g, ok := nc.(*guardConn); ok {
-			g.guard.needsAuth = func() bool { return !c.isAuthed() }
+			g.guard.NeedsAuth = func() bool { return !c.isAuthed() }
 			c.out = &replyCounter{Conn: conn, g: g}
 		}
 	}
@@ -309,7 +309,7 @@ func (s *Server) dispatch(c *Client, conn redcon.Conn, args [][]byte) {
 	c.lastActive.Store(unixMilliAt(monoNow()))
 	cmd := s.table.lookup(args[0])
 	if cmd == nil {
-		s.replyError(conn, unknownCommand(args))
+		s.replyError(conn, errUnknownCommand(args))
 		return
 	}
 	name := cmd.Name
@@ -411,21 +411,6 @@ func checkSubcommand(cmd *Command, args [][]byte) (err replyError, known int) {
 func (s *Server) replyError(conn replyWriter, err replyError) {
 	s.stats.countError(string(err))
 	conn.WriteError(sanitize(string(err)))
-}
-
-// unknownCommand is Redis's reply for a name not in the table, quoting up
-// to 128 bytes of the arguments.
-func unknownCommand(args [][]byte) replyError {
-	var quoted []byte
-	for _, a := range args[1:] {
-		if len(quoted) >= 128 {
-			break
-		}
-		quoted = append(quoted, '\'')
-		quoted = append(quoted, truncate(string(a), 128-len(quoted)+1)...)
-		quoted = append(quoted, '\'', ' ')
-	}
-	return replyError(fmt.Sprintf("ERR unknown command '%s', with args beginning with: %s", truncate(string(args[0]), 128), quoted))
 }
 
 // Ctx is what a handler needs: the connection to reply on, the server, the

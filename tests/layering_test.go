@@ -30,7 +30,8 @@ var allowedImports = map[string][]string{
 	"server/store":           {"conf", "compaction", "metadata", "subkey"},
 	"server/store/storetest": {"conf", "server/store"}, // test helper (STYLE.md B8)
 	"server/types":           {"metadata", "subkey", "server/store"},
-	"server":                 {"conf", "server/store", "server/types"},
+	"server/resp":            {},
+	"server":                 {"conf", "server/resp", "server/store", "server/types"},
 }
 
 // testImports lists, for each package of ours, what its tests (in-package
@@ -44,10 +45,13 @@ var allowedImports = map[string][]string{
 //   - server pins compaction.Kind's order, which INFO indexes by.
 //   - server starts servers in-process and drives them with go-redis
 //     (STYLE.md B8); tests/ drives real processes with it.
+//   - server/resp runs its guard at conf's default limits, and parses what
+//     the guard emits with redcon's reader, the parser it feeds.
 var testImports = map[string][]string{
 	"server/store": {"server/store/storetest"},
 	"server/types": {"server/store/storetest"},
 	"server":       {"compaction", "github.com/redis/go-redis"},
+	"server/resp":  {"conf", "github.com/tidwall/redcon"},
 }
 
 // thirdPartyOwners lists, for each third-party library, the only packages of

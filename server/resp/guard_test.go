@@ -1,26 +1,33 @@
-package server
+package resp
 
 import (
 	"bytes"
 	"io"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/tidwall/redcon"
+
+	"github.com/shaledb/shale/conf"
 )
+
+// defaultLimits are conf.Default's, which the server starts with.
+func defaultLimits() Limits {
+	d := conf.Default().Server
+	return Limits{MaxBulk: int64(d.ProtoMaxBulkLen), MaxMultibulk: d.ProtoMaxMultibulkLen, QueryBuffer: int64(d.ClientQueryBufferLimit)}
+}
 
 // feedAll runs in through a guard in chunks of size chunk and returns what
 // redcon would see and the first error.
-func feedAll(in string, chunk int, authed bool) (string, replyError) {
-	g := respGuard{needsAuth: func() bool { return !authed }}
+func feedAll(in string, chunk int, authed bool) (string, Error) {
+	g := Guard{NeedsAuth: func() bool { return !authed }, Limits: defaultLimits}
 	var out []byte
 	b := []byte(in)
 	for len(b) > 0 {
 		k := min(chunk, len(b))
-		var err replyError
-		if out, err = g.feed(b[:k], out); err != "" {
+		var err Error
+		if out, err = g.Feed(b[:k], out); err != "" {
 			return string(out), err
 		}
 		b = b[k:]
@@ -28,14 +35,14 @@ func feedAll(in string, chunk int, authed bool) (string, replyError) {
 	return string(out), ""
 }
 
-func TestRespGuard(t *testing.T) {
+func TestGuard(t *testing.T) {
 	ping := "*1\r\n$4\r\nPING\r\n"
 	tests := []struct {
 		name    string
 		in      string
 		authed  bool
 		want    string // what redcon sees
-		wantErr replyError
+		wantErr Error
 	}{
 		{"command", "*2\r\n$3\r\nGET\r\n$1\r\nk\r\n", true, "*2\r\n$3\r\nGET\r\n$1\r\nk\r\n", ""},
 		{"pipeline", strings.Repeat(ping, 20), true, strings.Repeat(ping, 20), ""},
@@ -72,15 +79,14 @@ func TestRespGuard(t *testing.T) {
 	}
 }
 
-// TestRespGuardLimits runs the configurable limits at small values.
-func TestRespGuardLimits(t *testing.T) {
-	var lim atomic.Pointer[connLimits]
-	lim.Store(&connLimits{maxBulk: 10, maxMultibulk: 3, queryBuffer: 20})
+// TestGuardLimits runs the configurable limits at small values.
+func TestGuardLimits(t *testing.T) {
+	lim := Limits{MaxBulk: 10, MaxMultibulk: 3, QueryBuffer: 20}
 	tests := []struct {
 		name    string
 		in      string
 		want    string
-		wantErr replyError
+		wantErr Error
 	}{
 		{"bulk at the limit", "*1\r\n$10\r\n0123456789\r\n", "*1\r\n$10\r\n0123456789\r\n", ""},
 		{"bulk over the limit", "*1\r\n$11\r\n", "*1\r\n", "ERR Protocol error: invalid bulk length"},
@@ -89,17 +95,17 @@ func TestRespGuardLimits(t *testing.T) {
 		// Parsed arguments leave the query buffer: 3 x 10 bytes pass a limit of 20.
 		{"command over the query limit", "*3\r\n$10\r\n0123456789\r\n$10\r\n0123456789\r\n$10\r\n0123456789\r\n",
 			"*3\r\n$10\r\n0123456789\r\n$10\r\n0123456789\r\n$10\r\n0123456789\r\n", ""},
-		{"line over the query limit", "*1\r\n$000000000000000000001\r\n", "*1\r\n", errQueryBuffer},
+		{"line over the query limit", "*1\r\n$000000000000000000001\r\n", "*1\r\n", ErrQueryBuffer},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, chunk := range []int{1, 3, len(tt.in)} {
-				g := respGuard{limits: &lim}
+				g := Guard{Limits: func() Limits { return lim }}
 				var out []byte
-				var err replyError
+				var err Error
 				for b := []byte(tt.in); len(b) > 0 && err == ""; {
 					k := min(chunk, len(b))
-					out, err = g.feed(b[:k], out)
+					out, err = g.Feed(b[:k], out)
 					b = b[k:]
 				}
 				if string(out) != tt.want || err != tt.wantErr {
@@ -136,7 +142,7 @@ func TestSplitArgs(t *testing.T) {
 	}
 }
 
-func FuzzRespGuard(f *testing.F) {
+func FuzzGuard(f *testing.F) {
 	f.Add([]byte("*2\r\n$3\r\nGET\r\n$1\r\nk\r\n"), 3)
 	f.Add([]byte("*1\r\n$99999999999\r\n"), 1)
 	f.Add([]byte("SET \"a\\x41\" 'b'\r\n"), 2)
@@ -186,11 +192,11 @@ func parseRedcon(t *testing.T, b []byte) [][][]byte {
 	}
 }
 
-// FuzzRespRequest is the whole request path up to the dispatcher: arbitrary
+// FuzzRequest is the whole request path up to the dispatcher: arbitrary
 // bytes through the guard, in arbitrary chunks, then redcon's parser. What
 // the guard lets through must parse into non-empty commands, and be its own
 // canonical form: fed again, it comes out unchanged.
-func FuzzRespRequest(f *testing.F) {
+func FuzzRequest(f *testing.F) {
 	for _, s := range []string{
 		"*2\r\n$3\r\nGET\r\n$1\r\nk\r\n",
 		"*3\r\n$3\r\nSET\r\n$4\r\nk\x00\r\n\r\n$2\r\n\r\n\r\n", // NUL and CRLF inside a key and a value
@@ -223,10 +229,10 @@ func FuzzRespRequest(f *testing.F) {
 	})
 }
 
-// FuzzRespBinaryArgs sends arbitrary arguments (binary, with NUL, CR and LF
+// FuzzBinaryArgs sends arbitrary arguments (binary, with NUL, CR and LF
 // bytes, empty ones) as a multibulk in arbitrary chunks: redcon must get
 // them back byte for byte.
-func FuzzRespBinaryArgs(f *testing.F) {
+func FuzzBinaryArgs(f *testing.F) {
 	f.Add([]byte("SET\x00key\r\nwith crlf\x00\x00"), byte(0), uint8(3))
 	f.Add([]byte("a|b||c"), byte('|'), uint8(1))
 	f.Add([]byte("\r\n$5\r\n*1\r\n"), byte('$'), uint8(2))

@@ -1,0 +1,47 @@
+package server
+
+// BGSAVE, SAVE and LASTSAVE, over the checkpoints of backup.go.
+
+// BGSAVE [SCHEDULE]: SCHEDULE changes nothing, as in Redis when no AOF
+// rewrite runs (Shale has none); a checkpoint under way is an error.
+func cmdBgSave(c *Ctx, args [][]byte) error {
+	if len(args) > 2 || (len(args) == 2 && !is(args[1], "SCHEDULE")) {
+		return errSyntax
+	}
+	s := c.Srv
+	if !s.backup.begin() {
+		return errSaveInProgress
+	}
+	go s.checkpoint()
+	c.Conn.WriteString("Background saving started")
+	return nil
+}
+
+// SAVE: a checkpoint, replying when it is done.
+func cmdSave(c *Ctx, _ [][]byte) error {
+	s := c.Srv
+	if !s.backup.begin() {
+		return errSaveInProgress
+	}
+	if _, err := s.checkpoint(); err != nil {
+		return err
+	}
+	c.ok()
+	return nil
+}
+
+// LASTSAVE: the unix time of the last successful checkpoint (the start time
+// of the server before the first one).
+func cmdLastSave(c *Ctx, _ [][]byte) error {
+	c.Srv.backup.mu.Lock()
+	t := c.Srv.backup.lastSave
+	c.Srv.backup.mu.Unlock()
+	c.Conn.WriteInt64(t.Unix())
+	return nil
+}
+
+var backupCommands = []Command{
+	cmd("bgsave", -1, Admin, 0, 0, 0, cmdBgSave),
+	cmd("save", 1, Admin, 0, 0, 0, cmdSave),
+	cmd("lastsave", 1, Fast, 0, 0, 0, cmdLastSave),
+}

@@ -1,0 +1,166 @@
+package server
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/shaledb/shale/server/types"
+)
+
+// CONFIG GET, SET, RESETSTAT, REWRITE and HELP, over the parameter table
+// of config.go.
+
+var configSubcommands = []Subcommand{
+	{"get", -3, Admin, cmdConfigGet},
+	{"set", -4, Admin, cmdConfigSet},
+	{"resetstat", 2, Admin, cmdConfigResetStat},
+	{"rewrite", 2, Admin, cmdConfigRewrite},
+	{"help", 2, 0, cmdConfigHelp},
+}
+
+// CONFIG subcommand [arg ...]
+func cmdConfig(c *Ctx, args [][]byte) error {
+	return runSubcommand(c, args, "config", configSubcommands)
+}
+
+// CONFIG GET pattern [pattern ...]: a flat name, value array; glob
+// patterns match names case-insensitively and each parameter comes once.
+func cmdConfigGet(c *Ctx, args [][]byte) error {
+	cfg := c.Srv.config()
+	seen := make([]bool, len(configParams))
+	var pairs []string
+	for _, a := range args[2:] {
+		pattern := []byte(strings.ToLower(string(a)))
+		for i := range configParams {
+			p := &configParams[i]
+			if !seen[i] && types.Match(pattern, []byte(p.name)) {
+				seen[i] = true
+				pairs = append(pairs, p.name, p.get(&cfg))
+			}
+		}
+	}
+	c.Conn.WriteArray(len(pairs))
+	for _, v := range pairs {
+		c.Conn.WriteBulkString(v)
+	}
+	return nil
+}
+
+// CONFIG SET name value [name value ...]: all or nothing, as in Redis 7.
+func cmdConfigSet(c *Ctx, args [][]byte) error {
+	if len(args)%2 != 0 {
+		return errSyntax
+	}
+	type change struct {
+		p     *configParam
+		arg   string // the name as the client spelled it, for errors
+		value string
+	}
+	var changes []change
+	unknown := ""
+	for i := 2; i < len(args); i += 2 {
+		arg := string(args[i])
+		p := lookupConfig(arg)
+		switch {
+		case p == nil:
+			if unknown == "" {
+				unknown = arg
+			}
+			continue
+		case p.set == nil && unknown == "":
+			return errConfigSet(arg, "can't set immutable config")
+		case slices.ContainsFunc(changes, func(ch change) bool { return ch.p == p }) && unknown == "":
+			return errConfigSet(arg, "duplicate parameter")
+		}
+		changes = append(changes, change{p, arg, string(args[i+1])})
+	}
+	if unknown != "" {
+		return errUnknownConfig(unknown)
+	}
+
+	// s.mu is not held while the changes are applied: redcon calls closed(),
+	// which takes s.mu, with its own lock held, and SetIdleClose takes that
+	// lock too. configMu keeps CONFIG SETs from interleaving instead.
+	s := c.Srv
+	s.configMu.Lock()
+	defer s.configMu.Unlock()
+	cur := s.config()
+	next := cur
+	for _, ch := range changes {
+		if err := ch.p.set(&next, ch.value); err != nil {
+			return errConfigSet(ch.arg, err.Error())
+		}
+	}
+	if err := next.Validate(); err != nil {
+		problems := strings.Split(err.Error(), "\n")
+		blame := changes[0].arg
+		for _, ch := range changes {
+			if ch.p.key != "" && strings.HasPrefix(problems[0], ch.p.key) {
+				blame = ch.arg
+				break
+			}
+		}
+		return errConfigSet(blame, strings.Join(problems, "; "))
+	}
+	if err := s.st.ApplyOptions(cur.RocksDB, next.RocksDB); err != nil {
+		return errConfigSet(changes[0].arg, errRocksRejected) // the store logged why
+	}
+	s.mu.Lock()
+	s.cfg = next
+	s.mu.Unlock()
+	s.applyConfig(&cur, &next)
+	names := make([]string, len(changes))
+	for i, ch := range changes {
+		names[i] = ch.p.name
+	}
+	s.log.Info().Strs("params", names).Msg("config changed")
+	c.ok()
+	return nil
+}
+
+// CONFIG RESETSTAT: zeroes the counters of INFO stats, commandstats and
+// errorstats, as Redis does. The slow log, the rocksdb and reclaim sections
+// and the states (clients, keys) stay.
+func cmdConfigResetStat(c *Ctx, _ [][]byte) error {
+	c.Srv.stats.reset()
+	c.Srv.eng.ResetExpiredKeys()
+	c.ok()
+	return nil
+}
+
+// CONFIG REWRITE: writes the current configuration into the file the
+// server was started with (conf.Rewrite keeps its comments and layout),
+// through a temporary file renamed over it.
+func cmdConfigRewrite(c *Ctx, _ [][]byte) error {
+	s := c.Srv
+	s.configMu.Lock() // no CONFIG SET in between
+	defer s.configMu.Unlock()
+	s.mu.Lock()
+	path, cfg := s.configFile, s.cfg
+	s.mu.Unlock()
+	if path == "" {
+		return errNoConfigFile
+	}
+	if err := rewriteConfigFile(path, cfg); err != nil {
+		s.log.Error().Err(err).Str("file", path).Msg("config rewrite failed")
+		return rewriteFailed(err)
+	}
+	s.log.Info().Str("file", path).Msg("config rewritten")
+	c.ok()
+	return nil
+}
+
+// CONFIG HELP
+func cmdConfigHelp(c *Ctx, _ [][]byte) error {
+	writeHelp(c, "config", []string{
+		"GET <pattern>",
+		"    Return parameters matching the glob-like <pattern> and their values.",
+		"SET <directive> <value>",
+		"    Set the configuration <directive> to <value>.",
+		"RESETSTAT",
+		"    Reset statistics reported by the INFO command.",
+		"REWRITE",
+		"    Rewrite the configuration file.",
+	})
+	return nil
+}
