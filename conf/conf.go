@@ -70,7 +70,7 @@ type Server struct {
 	// unread (queued in the server, not yet taken by the kernel); a client
 	// that passes it is disconnected, as with Redis's hard
 	// client-output-buffer-limit for normal clients. Default 1 GiB; 0 means
-	// no limit.
+	// no limit, and any other value is at least 16 KiB.
 	ClientOutputBufferLimit ByteSize `toml:"client_output_buffer_limit"`
 }
 

@@ -264,6 +264,7 @@ func TestValidate(t *testing.T) {
 		{"reclaim min elements 0", func(c *Config) { c.Compaction.ReclaimMinElements = 0 }, "compaction.reclaim_min_elements: 0 is below the minimum 1"},
 		{"reclaim per second 0", func(c *Config) { c.Compaction.ReclaimMaxPerSecond = 0 }, "compaction.reclaim_max_per_second: 0 must be a finite number of at least 1/86400 (one a day)"},
 		{"reclaim per second tiny", func(c *Config) { c.Compaction.ReclaimMaxPerSecond = 5e-324 }, "compaction.reclaim_max_per_second: 5e-324 must be a finite number of at least 1/86400 (one a day)"},
+		{"output limit below the reply buffer", func(c *Config) { c.Server.ClientOutputBufferLimit = 1 }, "server.client_output_buffer_limit: 1 must be 0 (no limit) or at least 16384"},
 		{"reclaim per second NaN", func(c *Config) { c.Compaction.ReclaimMaxPerSecond = nan() }, "compaction.reclaim_max_per_second: NaN must be a finite number of at least 1/86400 (one a day)"},
 		{"reclaim per second Inf", func(c *Config) { c.Compaction.ReclaimMaxPerSecond = inf() }, "compaction.reclaim_max_per_second: +Inf must be a finite number of at least 1/86400 (one a day)"},
 		{"reclaim queue 0", func(c *Config) { c.Compaction.ReclaimQueueLength = 0 }, "compaction.reclaim_queue_length: 0 is below the minimum 1"},

@@ -69,7 +69,12 @@ func (c *Config) Validate() error {
 		v.add("server.proto_max_multibulk_len", fmt.Sprintf("%d is below the minimum 1", s.ProtoMaxMultibulkLen))
 	}
 	v.sizeMin("server.client_query_buffer_limit", s.ClientQueryBufferLimit, MiB)
-	v.sizeMin("server.client_output_buffer_limit", s.ClientOutputBufferLimit, 0)
+	// Below Redis's 16 KiB reply buffer, which Redis never counts against
+	// the limit, even +OK would cut a client off: CONFIG SET of such a
+	// limit could not be answered.
+	if n := s.ClientOutputBufferLimit; n != 0 && n < minOutputBufferLimit {
+		v.add("server.client_output_buffer_limit", fmt.Sprintf("%d must be 0 (no limit) or at least %d", int64(n), int64(minOutputBufferLimit)))
+	}
 
 	if c.Storage.Dir == "" {
 		v.add("storage.dir", "must not be empty")
@@ -163,6 +168,10 @@ var (
 
 // maxLevels is the number of levels RocksDB uses by default (L0..L6).
 const maxLevels = 7
+
+// minOutputBufferLimit is the smallest server.client_output_buffer_limit
+// but 0: Redis's reply buffer, 16 KiB.
+const minOutputBufferLimit = 16 * KiB
 
 // minReclaimPerSecond is the smallest compaction.reclaim_max_per_second:
 // one a day.

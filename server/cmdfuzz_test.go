@@ -116,7 +116,11 @@ func optionWords(name string) []string {
 	words := docWord.FindAllString(docs[name].args, -1)
 	if strings.HasPrefix(name, "config") {
 		for _, p := range configParams {
-			words = append(words, p.name)
+			// A relative backup dir would make BGSAVE write into the
+			// package's folder; the config tests cover that parameter.
+			if p.name != "storage.backup_dir" {
+				words = append(words, p.name)
+			}
 		}
 	}
 	return words
@@ -564,7 +568,6 @@ func TestCommandFuzz(t *testing.T) {
 		seed = v
 	}
 	t.Logf("seed %d (SHALE_CMDFUZZ_SEED=%[1]d replays it)", seed)
-	t.Chdir(t.TempDir()) // where a fuzzed CONFIG SET of a relative backup dir lands
 	ch := randChooser{rand.New(rand.NewPCG(seed, 0))}
 	f := newCmdFuzzer(t)
 	for range rounds {
@@ -593,10 +596,11 @@ var fuzzFound = [][]string{
 	// race detector's find): the fuzzer drops the connection after MONITOR.
 	{"MONITOR"},
 	{"SET", "k:str", "fed to the monitor"},
+	// An output limit below one reply cut off the client that set it.
+	{"CONFIG", "SET", "server.client_output_buffer_limit", "1 "},
 }
 
 func TestCommandFuzzFound(t *testing.T) {
-	t.Chdir(t.TempDir())
 	f := newCmdFuzzer(t)
 	f.reset(t)
 	for _, c := range fuzzFound {
@@ -612,7 +616,6 @@ func FuzzCommands(f *testing.F) {
 	f.Add([]byte("\x10\x00\x01\x02\x03\x04\x05\x06\x07"))
 	f.Add([]byte("\xff\xfe\x00\x00\x10\x20\x30\x40\x50\x60\x70\x80"))
 	f.Add(bytes.Repeat([]byte{0x42, 0x07}, 32))
-	f.Chdir(f.TempDir())
 	fz := newCmdFuzzer(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ch := &byteChooser{data}
