@@ -185,10 +185,6 @@ func (r *blockRegistry) close() {
 	r.active.Wait()
 }
 
-// writeNullArray is the RESP2 null array, the timeout reply of every
-// blocking command.
-func writeNullArray(c *Ctx) { c.Conn.WriteRaw([]byte("*-1\r\n")) }
-
 // blockOn serves a blocking command; see the top of this file. timeout 0
 // waits forever. keys may repeat. It returns try's error, or nil once a
 // reply is written.
@@ -207,7 +203,7 @@ func (s *Server) blockOn(c *Ctx, keys [][]byte, timeout time.Duration, kind stri
 		// The server is closing, and the connection with it: no reply, as
 		// a nil would read as a timeout.
 		c.Conn = mutedConn{c.Conn}
-		writeNullArray(c)
+		c.Reply().NullArray()
 		return nil
 	}
 	defer r.active.Done()
@@ -276,7 +272,7 @@ func (s *Server) blockOn(c *Ctx, keys [][]byte, timeout time.Duration, kind stri
 			// the connection closes without one too: a nil would read as a
 			// timeout. (A client served meanwhile gets its reply.)
 			if !vanished && !shutdown {
-				writeNullArray(c)
+				c.Reply().NullArray()
 			}
 			return nil
 		}

@@ -169,7 +169,7 @@ func TestBlockOnKinds(t *testing.T) {
 			if err != nil || key == nil {
 				return false, err
 			}
-			lc.writeBulks([][]byte{key, vals[0]})
+			lc.Reply().Bulks([][]byte{key, vals[0]})
 			return true, nil
 		})
 	}()

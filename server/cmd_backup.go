@@ -13,7 +13,7 @@ func cmdBgSave(c *Ctx, args [][]byte) error {
 		return errSaveInProgress
 	}
 	go s.checkpoint()
-	c.Conn.WriteString("Background saving started")
+	c.Reply().Status("Background saving started")
 	return nil
 }
 
@@ -26,7 +26,7 @@ func cmdSave(c *Ctx, _ [][]byte) error {
 	if _, err := s.checkpoint(); err != nil {
 		return err
 	}
-	c.ok()
+	c.Reply().OK()
 	return nil
 }
 
@@ -36,7 +36,7 @@ func cmdLastSave(c *Ctx, _ [][]byte) error {
 	c.Srv.backup.mu.Lock()
 	t := c.Srv.backup.lastSave
 	c.Srv.backup.mu.Unlock()
-	c.Conn.WriteInt64(t.Unix())
+	c.Reply().Int(t.Unix())
 	return nil
 }
 

@@ -54,26 +54,26 @@ func cmdClientSetName(c *Ctx, args [][]byte) error {
 		return errBadClientName
 	}
 	c.Client.setName(string(args[2]))
-	c.ok()
+	c.Reply().OK()
 	return nil
 }
 
 // CLIENT GETNAME: null when no name is set.
 func cmdClientGetName(c *Ctx, _ [][]byte) error {
 	n := c.Client.getName()
-	c.writeBulkOrNull([]byte(n), n != "")
+	c.Reply().BulkOrNull([]byte(n), n != "")
 	return nil
 }
 
 // CLIENT ID
 func cmdClientID(c *Ctx, _ [][]byte) error {
-	c.Conn.WriteInt64(c.Client.ID)
+	c.Reply().Int(c.Client.ID)
 	return nil
 }
 
 // CLIENT INFO: this client's CLIENT LIST line.
 func cmdClientInfo(c *Ctx, _ [][]byte) error {
-	c.Conn.WriteBulkString(c.Client.infoLine(time.Now()))
+	c.Reply().Verbatim(c.Client.infoLine(time.Now()))
 	return nil
 }
 
@@ -114,7 +114,7 @@ func cmdClientList(c *Ctx, args [][]byte) error {
 			}
 		}
 	}
-	c.Conn.WriteBulkString(b.String())
+	c.Reply().Verbatim(b.String())
 	return nil
 }
 
@@ -282,7 +282,7 @@ func cmdClientKill(c *Ctx, args [][]byte) error {
 		for _, cl := range c.Srv.clientList() {
 			if cl.addr == string(args[2]) {
 				c.Srv.kill(c, cl)
-				c.ok()
+				c.Reply().OK()
 				return nil
 			}
 		}
@@ -345,7 +345,7 @@ func cmdClientKill(c *Ctx, args [][]byte) error {
 			killed++
 		}
 	}
-	c.Conn.WriteInt64(killed)
+	c.Reply().Int(killed)
 	return nil
 }
 
@@ -389,7 +389,7 @@ func cmdClientPause(c *Ctx, args [][]byte) error {
 		return err
 	}
 	c.Srv.pause.pause(mode, until)
-	c.ok()
+	c.Reply().OK()
 	return nil
 }
 
@@ -415,7 +415,7 @@ func pauseDeadline(arg []byte, now time.Time) (time.Time, error) {
 // CLIENT UNPAUSE
 func cmdClientUnpause(c *Ctx, _ [][]byte) error {
 	c.Srv.pause.unpause()
-	c.ok()
+	c.Reply().OK()
 	return nil
 }
 
@@ -438,7 +438,7 @@ func cmdClientReply(c *Ctx, args [][]byte) error {
 		if m, ok := c.Conn.(mutedConn); ok {
 			c.Conn = m.Conn
 		}
-		c.ok()
+		c.Reply().OK()
 	case is(args[2], "OFF"):
 		c.Client.replyMode.Store(int32(replyOff))
 	case is(args[2], "SKIP"):
@@ -479,7 +479,7 @@ func cmdClientNoEvict(c *Ctx, args [][]byte) error {
 	default:
 		return errSyntax
 	}
-	c.ok()
+	c.Reply().OK()
 	return nil
 }
 
@@ -500,12 +500,12 @@ func cmdClientSetInfo(c *Ctx, args [][]byte) error {
 		c.Client.libVer = v
 	}
 	c.Client.mu.Unlock()
-	c.ok()
+	c.Reply().OK()
 	return nil
 }
 
 // CLIENT GETREDIR: -1, as there is no client-side caching.
 func cmdClientGetRedir(c *Ctx, _ [][]byte) error {
-	c.Conn.WriteInt(-1)
+	c.Reply().Int(-1)
 	return nil
 }

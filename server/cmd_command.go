@@ -36,9 +36,9 @@ func cmdCommandGetKeys(c *Ctx, args [][]byte) error {
 	if len(keys) == 0 {
 		return errInvalidCommandArgs
 	}
-	c.Conn.WriteArray(len(keys))
+	c.Reply().Array(len(keys))
 	for _, i := range keys {
-		c.Conn.WriteBulk(call[i])
+		c.Reply().Bulk(call[i])
 	}
 	return nil
 }
@@ -54,7 +54,7 @@ func cmdCommand(c *Ctx, args [][]byte) error {
 
 func writeAllCommandInfo(c *Ctx) {
 	names := c.Srv.table.sortedNames()
-	c.Conn.WriteArray(len(names))
+	c.Reply().Array(len(names))
 	for _, n := range names {
 		writeCommandInfo(c, c.Srv.table[n])
 	}
@@ -62,7 +62,7 @@ func writeAllCommandInfo(c *Ctx) {
 
 // COMMAND COUNT: the number of top-level commands.
 func cmdCommandCount(c *Ctx, _ [][]byte) error {
-	c.Conn.WriteInt(len(c.Srv.table))
+	c.Reply().Int(int64(len(c.Srv.table)))
 	return nil
 }
 
@@ -73,20 +73,20 @@ func cmdCommandInfo(c *Ctx, args [][]byte) error {
 		writeAllCommandInfo(c)
 		return nil
 	}
-	c.Conn.WriteArray(len(args) - 2)
+	c.Reply().Array(len(args) - 2)
 	for _, a := range args[2:] {
 		name := lower(a)
 		container, sub, isSub := strings.Cut(name, "|")
 		cmd := c.Srv.table[container]
 		switch {
 		case cmd == nil:
-			c.Conn.WriteNull()
+			c.Reply().Null()
 		case !isSub:
 			writeCommandInfo(c, cmd)
 		default:
 			i := slices.IndexFunc(cmd.Subcommands, func(s Subcommand) bool { return s.Name == sub })
 			if i < 0 {
-				c.Conn.WriteNull()
+				c.Reply().Null()
 				continue
 			}
 			writeSubcommandInfo(c, cmd, &cmd.Subcommands[i])
@@ -99,44 +99,49 @@ func cmdCommandInfo(c *Ctx, args [][]byte) error {
 // arity, flags, first key, last key, step, ACL categories, tips, key specs
 // and subcommands.
 func writeCommandInfo(c *Ctx, cmd *Command) {
-	c.Conn.WriteArray(10)
-	c.Conn.WriteBulkString(cmd.Name)
-	c.Conn.WriteInt(cmd.Arity)
+	r := c.Reply()
+	r.Array(10)
+	r.BulkString(cmd.Name)
+	r.Int(int64(cmd.Arity))
 	flags := flagNames(cmd.Flags)
 	if movableKeys[cmd.Name] != nil {
 		flags = append(flags, "movablekeys")
 	}
-	writeStatuses(c, flags)
-	c.Conn.WriteInt(cmd.FirstKey)
-	c.Conn.WriteInt(cmd.LastKey)
-	c.Conn.WriteInt(cmd.Step)
-	writeStatuses(c, aclCategories(cmd.Flags, docs[cmd.Name].group))
-	c.Conn.WriteArray(0) // tips
-	c.Conn.WriteArray(0) // key specs
-	c.Conn.WriteArray(len(cmd.Subcommands))
+	writeStatusSet(c, flags)
+	r.Int(int64(cmd.FirstKey))
+	r.Int(int64(cmd.LastKey))
+	r.Int(int64(cmd.Step))
+	writeStatusSet(c, aclCategories(cmd.Flags, docs[cmd.Name].group))
+	r.Array(0) // tips
+	r.Array(0) // key specs
+	r.Array(len(cmd.Subcommands))
 	for i := range cmd.Subcommands {
 		writeSubcommandInfo(c, cmd, &cmd.Subcommands[i])
 	}
 }
 
 func writeSubcommandInfo(c *Ctx, cmd *Command, sc *Subcommand) {
-	c.Conn.WriteArray(10)
-	c.Conn.WriteBulkString(cmd.Name + "|" + sc.Name)
-	c.Conn.WriteInt(sc.Arity)
-	writeStatuses(c, flagNames(sc.Flags))
-	c.Conn.WriteInt(0)
-	c.Conn.WriteInt(0)
-	c.Conn.WriteInt(0)
-	writeStatuses(c, aclCategories(sc.Flags, docs[cmd.Name].group))
-	c.Conn.WriteArray(0)
-	c.Conn.WriteArray(0)
-	c.Conn.WriteArray(0)
+	r := c.Reply()
+	r.Array(10)
+	r.BulkString(cmd.Name + "|" + sc.Name)
+	r.Int(int64(sc.Arity))
+	writeStatusSet(c, flagNames(sc.Flags))
+	r.Int(0)
+	r.Int(0)
+	r.Int(0)
+	writeStatusSet(c, aclCategories(sc.Flags, docs[cmd.Name].group))
+	r.Array(0)
+	r.Array(0)
+	r.Array(0)
 }
 
-func writeStatuses(c *Ctx, items []string) {
-	c.Conn.WriteArray(len(items))
+// writeStatusSet writes a set of simple strings: COMMAND INFO's flags and
+// ACL categories, COMMAND DOCS' argument flags.
+func writeStatusSet(c *Ctx, items []string) {
+	r := c.Reply()
+	r.Set(len(items))
 	for _, it := range items {
-		c.Conn.WriteString(it)
+		r.Status(it)
 	}
 }
 
@@ -201,9 +206,9 @@ func cmdCommandDocs(c *Ctx, args [][]byte) error {
 			}
 		}
 	}
-	c.Conn.WriteArray(2 * len(cmds))
+	c.Reply().Map(len(cmds))
 	for _, cmd := range cmds {
-		c.Conn.WriteBulkString(cmd.Name)
+		c.Reply().BulkString(cmd.Name)
 		writeDoc(c, cmd.Name, cmd.Subcommands)
 	}
 	return nil
@@ -212,25 +217,26 @@ func cmdCommandDocs(c *Ctx, args [][]byte) error {
 // writeDoc writes one command's docs map: summary, since, group, the
 // arguments redis-cli turns back into its hint, and the subcommands.
 func writeDoc(c *Ctx, name string, subs []Subcommand) {
+	r := c.Reply()
 	d := docs[name]
 	args := docArgs(d.args)
-	n := 6
+	n := 3
 	if len(args) > 0 {
-		n += 2
+		n++
 	}
 	if len(subs) > 0 {
-		n += 2
+		n++
 	}
-	c.Conn.WriteArray(n)
-	c.Conn.WriteBulkString("summary")
-	c.Conn.WriteBulkString(d.summary)
-	c.Conn.WriteBulkString("since")
-	c.Conn.WriteBulkString(d.since)
-	c.Conn.WriteBulkString("group")
-	c.Conn.WriteBulkString(d.group)
+	r.Map(n)
+	r.BulkString("summary")
+	r.BulkString(d.summary)
+	r.BulkString("since")
+	r.BulkString(d.since)
+	r.BulkString("group")
+	r.BulkString(d.group)
 	if len(args) > 0 {
-		c.Conn.WriteBulkString("arguments")
-		c.Conn.WriteArray(len(args))
+		r.BulkString("arguments")
+		r.Array(len(args))
 		for _, a := range args {
 			var flags []string
 			if a.optional {
@@ -239,27 +245,27 @@ func writeDoc(c *Ctx, name string, subs []Subcommand) {
 			if a.multiple {
 				flags = append(flags, "multiple")
 			}
-			m := 4
+			m := 2
 			if flags != nil {
-				m = 6
+				m = 3
 			}
-			c.Conn.WriteArray(m)
-			c.Conn.WriteBulkString("name")
-			c.Conn.WriteBulkString(a.name)
-			c.Conn.WriteBulkString("type")
-			c.Conn.WriteBulkString(a.typ)
+			r.Map(m)
+			r.BulkString("name")
+			r.BulkString(a.name)
+			r.BulkString("type")
+			r.BulkString(a.typ)
 			if flags != nil {
-				c.Conn.WriteBulkString("flags")
-				writeStatuses(c, flags)
+				r.BulkString("flags")
+				writeStatusSet(c, flags)
 			}
 		}
 	}
 	if len(subs) > 0 {
-		c.Conn.WriteBulkString("subcommands")
-		c.Conn.WriteArray(2 * len(subs))
+		r.BulkString("subcommands")
+		r.Map(len(subs))
 		for _, s := range subs {
 			full := name + "|" + s.Name
-			c.Conn.WriteBulkString(full)
+			r.BulkString(full)
 			writeDoc(c, full, nil)
 		}
 	}
@@ -295,7 +301,7 @@ func cmdCommandList(c *Ctx, args [][]byte) error {
 			}
 		}
 	}
-	c.writeBulks(names)
+	c.Reply().Bulks(names)
 	return nil
 }
 

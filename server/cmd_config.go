@@ -23,7 +23,7 @@ func cmdConfig(c *Ctx, args [][]byte) error {
 	return runSubcommand(c, args, "config", configSubcommands)
 }
 
-// CONFIG GET pattern [pattern ...]: a flat name, value array; glob
+// CONFIG GET pattern [pattern ...]: a map of names to values; glob
 // patterns match names case-insensitively and each parameter comes once.
 func cmdConfigGet(c *Ctx, args [][]byte) error {
 	cfg := c.Srv.config()
@@ -39,9 +39,10 @@ func cmdConfigGet(c *Ctx, args [][]byte) error {
 			}
 		}
 	}
-	c.Conn.WriteArray(len(pairs))
+	r := c.Reply()
+	r.Map(len(pairs) / 2)
 	for _, v := range pairs {
-		c.Conn.WriteBulkString(v)
+		r.BulkString(v)
 	}
 	return nil
 }
@@ -114,7 +115,7 @@ func cmdConfigSet(c *Ctx, args [][]byte) error {
 		names[i] = ch.p.name
 	}
 	s.log.Info().Strs("params", names).Msg("config changed")
-	c.ok()
+	c.Reply().OK()
 	return nil
 }
 
@@ -124,7 +125,7 @@ func cmdConfigSet(c *Ctx, args [][]byte) error {
 func cmdConfigResetStat(c *Ctx, _ [][]byte) error {
 	c.Srv.stats.reset()
 	c.Srv.eng.ResetExpiredKeys()
-	c.ok()
+	c.Reply().OK()
 	return nil
 }
 
@@ -146,7 +147,7 @@ func cmdConfigRewrite(c *Ctx, _ [][]byte) error {
 		return rewriteFailed(err)
 	}
 	s.log.Info().Str("file", path).Msg("config rewritten")
-	c.ok()
+	c.Reply().OK()
 	return nil
 }
 

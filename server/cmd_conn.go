@@ -13,9 +13,9 @@ import (
 func cmdPing(c *Ctx, args [][]byte) error {
 	switch len(args) {
 	case 1:
-		c.Conn.WriteString("PONG")
+		c.Reply().Status("PONG")
 	case 2:
-		c.Conn.WriteBulk(args[1])
+		c.Reply().Bulk(args[1])
 	default:
 		// Arity -1 cannot say "at most 2"; Redis checks this in the command too.
 		return errWrongArity("ping")
@@ -25,14 +25,14 @@ func cmdPing(c *Ctx, args [][]byte) error {
 
 // ECHO message
 func cmdEcho(c *Ctx, args [][]byte) error {
-	c.Conn.WriteBulk(args[1])
+	c.Reply().Bulk(args[1])
 	return nil
 }
 
 // QUIT: +OK, then the connection closes; commands pipelined after it are
 // dropped, as Redis drops them.
 func cmdQuit(c *Ctx, _ [][]byte) error {
-	c.ok()
+	c.Reply().OK()
 	c.Conn.ReadPipeline()
 	c.Conn.Close()
 	return nil
@@ -49,7 +49,7 @@ func cmdSelect(c *Ctx, args [][]byte) error {
 		return errOutOfRangeDB
 	}
 	c.Client.setDB(db)
-	c.ok()
+	c.Reply().OK()
 	return nil
 }
 
@@ -67,7 +67,7 @@ func cmdAuth(c *Ctx, args [][]byte) error {
 	if err != nil {
 		return err
 	}
-	c.ok()
+	c.Reply().OK()
 	return nil
 }
 
@@ -152,21 +152,22 @@ func cmdHello(c *Ctx, args [][]byte) error {
 	if withName {
 		c.Client.setName(string(name))
 	}
-	c.Conn.WriteArray(14)
-	c.Conn.WriteBulkString("server")
-	c.Conn.WriteBulkString("redis")
-	c.Conn.WriteBulkString("version")
-	c.Conn.WriteBulkString(redisVersion)
-	c.Conn.WriteBulkString("proto")
-	c.Conn.WriteInt(2)
-	c.Conn.WriteBulkString("id")
-	c.Conn.WriteInt64(c.Client.ID)
-	c.Conn.WriteBulkString("mode")
-	c.Conn.WriteBulkString("standalone")
-	c.Conn.WriteBulkString("role")
-	c.Conn.WriteBulkString("master")
-	c.Conn.WriteBulkString("modules")
-	c.Conn.WriteArray(0)
+	r := c.Reply()
+	r.Map(7)
+	r.BulkString("server")
+	r.BulkString("redis")
+	r.BulkString("version")
+	r.BulkString(redisVersion)
+	r.BulkString("proto")
+	r.Int(2)
+	r.BulkString("id")
+	r.Int(c.Client.ID)
+	r.BulkString("mode")
+	r.BulkString("standalone")
+	r.BulkString("role")
+	r.BulkString("master")
+	r.BulkString("modules")
+	r.Array(0)
 	return nil
 }
 

@@ -12,11 +12,7 @@ func cmdHSet(c *Ctx, args [][]byte) error {
 		return errWrongArity("hset")
 	}
 	n, err := c.DB.HSet(args[1], args[2:])
-	if err != nil {
-		return err
-	}
-	c.Conn.WriteInt64(n)
-	return nil
+	return replyInt(c, n, err)
 }
 
 // HMSET key field value [field value ...]
@@ -27,104 +23,72 @@ func cmdHMSet(c *Ctx, args [][]byte) error {
 	if _, err := c.DB.HSet(args[1], args[2:]); err != nil {
 		return err
 	}
-	c.ok()
+	c.Reply().OK()
 	return nil
 }
 
 // HSETNX key field value
 func cmdHSetNX(c *Ctx, args [][]byte) error {
 	ok, err := c.DB.HSetNX(args[1], args[2], args[3])
-	if err != nil {
-		return err
-	}
-	c.writeBool(ok)
-	return nil
+	return replyIntBool(c, ok, err)
 }
 
 // HGET key field
 func cmdHGet(c *Ctx, args [][]byte) error {
 	v, ok, err := c.DB.HGet(args[1], args[2])
-	if err != nil {
-		return err
-	}
-	c.writeBulkOrNull(v, ok)
-	return nil
+	return replyBulkOrNull(c, v, ok, err)
 }
 
 // HMGET key field [field ...]
 func cmdHMGet(c *Ctx, args [][]byte) error {
 	vals, err := c.DB.HMGet(args[1], args[2:])
-	if err != nil {
-		return err
-	}
-	c.writeBulks(vals)
-	return nil
-}
-
-func replyList(c *Ctx, items [][]byte, err error) error {
-	if err != nil {
-		return err
-	}
-	c.writeBulks(items)
-	return nil
+	return replyBulks(c, vals, err)
 }
 
 // HGETALL key
 func cmdHGetAll(c *Ctx, args [][]byte) error {
 	items, err := c.DB.HGetAll(args[1])
-	return replyList(c, items, err)
+	if err != nil {
+		return err
+	}
+	c.Reply().BulkMap(items)
+	return nil
 }
 
 // HKEYS key
 func cmdHKeys(c *Ctx, args [][]byte) error {
 	items, err := c.DB.HKeys(args[1])
-	return replyList(c, items, err)
+	return replyBulks(c, items, err)
 }
 
 // HVALS key
 func cmdHVals(c *Ctx, args [][]byte) error {
 	items, err := c.DB.HVals(args[1])
-	return replyList(c, items, err)
+	return replyBulks(c, items, err)
 }
 
 // HDEL key field [field ...]
 func cmdHDel(c *Ctx, args [][]byte) error {
 	n, err := c.DB.HDel(args[1], args[2:])
-	if err != nil {
-		return err
-	}
-	c.Conn.WriteInt64(n)
-	return nil
+	return replyInt(c, n, err)
 }
 
 // HLEN key
 func cmdHLen(c *Ctx, args [][]byte) error {
 	n, err := c.DB.HLen(args[1])
-	if err != nil {
-		return err
-	}
-	c.Conn.WriteInt64(n)
-	return nil
+	return replyInt(c, n, err)
 }
 
 // HEXISTS key field
 func cmdHExists(c *Ctx, args [][]byte) error {
 	ok, err := c.DB.HExists(args[1], args[2])
-	if err != nil {
-		return err
-	}
-	c.writeBool(ok)
-	return nil
+	return replyIntBool(c, ok, err)
 }
 
 // HSTRLEN key field
 func cmdHStrLen(c *Ctx, args [][]byte) error {
 	n, err := c.DB.HStrLen(args[1], args[2])
-	if err != nil {
-		return err
-	}
-	c.Conn.WriteInt64(n)
-	return nil
+	return replyInt(c, n, err)
 }
 
 // HINCRBY key field increment
@@ -134,11 +98,7 @@ func cmdHIncrBy(c *Ctx, args [][]byte) error {
 		return err
 	}
 	n, err := c.DB.HIncrBy(args[1], args[2], d)
-	if err != nil {
-		return err
-	}
-	c.Conn.WriteInt64(n)
-	return nil
+	return replyInt(c, n, err)
 }
 
 // HINCRBYFLOAT key field increment
@@ -154,7 +114,7 @@ func cmdHIncrByFloat(c *Ctx, args [][]byte) error {
 	if err != nil {
 		return err
 	}
-	c.Conn.WriteBulk(v)
+	c.Reply().Bulk(v) // not a Double: Redis answers the long double's text, in RESP3 too
 	return nil
 }
 
@@ -162,15 +122,7 @@ func cmdHIncrByFloat(c *Ctx, args [][]byte) error {
 func cmdHRandField(c *Ctx, args [][]byte) error {
 	if len(args) == 2 {
 		items, err := c.DB.HRandField(args[1], 1, false)
-		if err != nil {
-			return err
-		}
-		if len(items) == 0 {
-			c.Conn.WriteNull()
-		} else {
-			c.Conn.WriteBulk(items[0])
-		}
-		return nil
+		return replyFirstOrNull(c, items, err)
 	}
 	count, err := parseRandCount(args[2])
 	if err != nil {
@@ -187,7 +139,15 @@ func cmdHRandField(c *Ctx, args [][]byte) error {
 		return errSyntax
 	}
 	items, err := c.DB.HRandField(args[1], count, withValues)
-	return replyList(c, items, err)
+	if err != nil {
+		return err
+	}
+	if withValues {
+		c.Reply().BulkPairs(items)
+	} else {
+		c.Reply().Bulks(items)
+	}
+	return nil
 }
 
 // HSCAN key cursor [MATCH pattern] [COUNT count]
@@ -213,9 +173,10 @@ func cmdHScan(c *Ctx, args [][]byte) error {
 
 // writeScanReply is the two-element SCAN-family reply: cursor, items.
 func writeScanReply(c *Ctx, next uint64, items [][]byte) {
-	c.Conn.WriteArray(2)
-	c.Conn.WriteBulkString(strconv.FormatUint(next, 10))
-	c.writeBulks(items)
+	r := c.Reply()
+	r.Array(2)
+	r.BulkString(strconv.FormatUint(next, 10))
+	r.Bulks(items)
 }
 
 var hashCommands = []Command{

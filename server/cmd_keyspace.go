@@ -5,21 +5,13 @@ import "github.com/shaledb/shale/server/types"
 // DEL key [key ...], UNLINK key [key ...]
 func cmdDel(c *Ctx, args [][]byte) error {
 	n, err := c.DB.Del(args[1:])
-	if err != nil {
-		return err
-	}
-	c.Conn.WriteInt64(n)
-	return nil
+	return replyInt(c, n, err)
 }
 
 // EXISTS key [key ...], TOUCH key [key ...]
 func cmdExists(c *Ctx, args [][]byte) error {
 	n, err := c.DB.Exists(args[1:])
-	if err != nil {
-		return err
-	}
-	c.Conn.WriteInt64(n)
-	return nil
+	return replyInt(c, n, err)
 }
 
 // TYPE key
@@ -28,7 +20,7 @@ func cmdType(c *Ctx, args [][]byte) error {
 	if err != nil {
 		return err
 	}
-	c.Conn.WriteString(t)
+	c.Reply().Status(t)
 	return nil
 }
 
@@ -65,11 +57,7 @@ func expireCommand(c *Ctx, args [][]byte, unit int64, absolute bool, name string
 		return err
 	}
 	ok, err := c.DB.Expire(args[1], at, cond)
-	if err != nil {
-		return err
-	}
-	c.writeBool(ok)
-	return nil
+	return replyIntBool(c, ok, err)
 }
 
 func cmdExpire(c *Ctx, args [][]byte) error    { return expireCommand(c, args, 1000, false, "expire") }
@@ -94,7 +82,7 @@ func ttlCommand(c *Ctx, key []byte, ms, absolute bool) error {
 	default:
 		v = msToSeconds(at - now)
 	}
-	c.Conn.WriteInt64(v)
+	c.Reply().Int(v)
 	return nil
 }
 
@@ -113,11 +101,7 @@ func cmdPExpireTime(c *Ctx, args [][]byte) error { return ttlCommand(c, args[1],
 // PERSIST key
 func cmdPersist(c *Ctx, args [][]byte) error {
 	ok, err := c.DB.Persist(args[1])
-	if err != nil {
-		return err
-	}
-	c.writeBool(ok)
-	return nil
+	return replyIntBool(c, ok, err)
 }
 
 // RENAME key newkey
@@ -126,7 +110,7 @@ func cmdRename(c *Ctx, args [][]byte) error {
 		return err
 	}
 	c.signalKeyReady(c.DB.Index(), args[2]) // Redis wakes clients blocked on newkey
-	c.ok()
+	c.Reply().OK()
 	return nil
 }
 
@@ -139,7 +123,7 @@ func cmdRenameNX(c *Ctx, args [][]byte) error {
 	if ok {
 		c.signalKeyReady(c.DB.Index(), args[2])
 	}
-	c.writeBool(ok)
+	c.Reply().IntBool(ok)
 	return nil
 }
 
@@ -171,7 +155,7 @@ func cmdMove(c *Ctx, args [][]byte) error {
 	if ok {
 		c.signalKeyReady(to.Index(), args[1])
 	}
-	c.writeBool(ok)
+	c.Reply().IntBool(ok)
 	return nil
 }
 
@@ -201,14 +185,14 @@ func cmdCopy(c *Ctx, args [][]byte) error {
 	if ok {
 		c.signalKeyReady(to.Index(), args[2])
 	}
-	c.writeBool(ok)
+	c.Reply().IntBool(ok)
 	return nil
 }
 
 // KEYS pattern
 func cmdKeys(c *Ctx, args [][]byte) error {
 	keys, err := c.DB.Keys(args[1])
-	return replyList(c, keys, err)
+	return replyBulks(c, keys, err)
 }
 
 // SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]
@@ -232,11 +216,7 @@ func cmdScan(c *Ctx, args [][]byte) error {
 // RANDOMKEY
 func cmdRandomKey(c *Ctx, _ [][]byte) error {
 	k, ok, err := c.DB.RandomKey()
-	if err != nil {
-		return err
-	}
-	c.writeBulkOrNull(k, ok)
-	return nil
+	return replyBulkOrNull(c, k, ok, err)
 }
 
 // objectSubcommands are OBJECT's. IDLETIME is missing: Shale keeps no
@@ -267,7 +247,7 @@ func cmdObjectEncoding(c *Ctx, args [][]byte) error {
 	if err != nil {
 		return err
 	}
-	c.writeBulkOrNull([]byte(enc), ok)
+	c.Reply().BulkOrNull([]byte(enc), ok)
 	return nil
 }
 
@@ -279,7 +259,7 @@ func cmdObjectFreq(c *Ctx, args [][]byte) error {
 		return err
 	}
 	if n == 0 {
-		c.Conn.WriteNull()
+		c.Reply().Null()
 		return nil
 	}
 	return errNoLFU
@@ -297,7 +277,7 @@ func cmdObjectRefCount(c *Ctx, args [][]byte) error {
 		return err
 	}
 	if !ok {
-		c.Conn.WriteNull()
+		c.Reply().Null()
 		return nil
 	}
 	n := int64(1)
@@ -310,7 +290,7 @@ func cmdObjectRefCount(c *Ctx, args [][]byte) error {
 			n = sharedRefCount
 		}
 	}
-	c.Conn.WriteInt64(n)
+	c.Reply().Int(n)
 	return nil
 }
 

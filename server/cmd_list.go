@@ -18,7 +18,7 @@ func pushCommand(c *Ctx, args [][]byte, push func(key []byte, vals [][]byte) (in
 	if n > 0 {
 		c.signalKeyReady(c.DB.Index(), args[1])
 	}
-	c.Conn.WriteInt64(n)
+	c.Reply().Int(n)
 	return nil
 }
 
@@ -31,6 +31,7 @@ func cmdRPushX(c *Ctx, args [][]byte) error { return pushCommand(c, args, c.DB.R
 // element or nil; with one it is an array, or a null array when the key is
 // missing.
 func popCommand(c *Ctx, args [][]byte, end types.ListEnd, name string) error {
+	r := c.Reply()
 	if len(args) > 3 {
 		return errWrongArity(name)
 	}
@@ -40,10 +41,10 @@ func popCommand(c *Ctx, args [][]byte, end types.ListEnd, name string) error {
 			return err
 		}
 		if !ok {
-			c.Conn.WriteNull()
+			r.Null()
 			return nil
 		}
-		c.Conn.WriteBulk(vals[0])
+		r.Bulk(vals[0])
 		return nil
 	}
 	count, err := parseInt(args[2])
@@ -55,10 +56,10 @@ func popCommand(c *Ctx, args [][]byte, end types.ListEnd, name string) error {
 		return err
 	}
 	if !ok {
-		writeNullArray(c)
+		r.NullArray()
 		return nil
 	}
-	c.writeBulks(vals)
+	r.Bulks(vals)
 	return nil
 }
 
@@ -68,11 +69,7 @@ func cmdRPop(c *Ctx, args [][]byte) error { return popCommand(c, args, types.Rig
 // LLEN key
 func cmdLLen(c *Ctx, args [][]byte) error {
 	n, err := c.DB.LLen(args[1])
-	if err != nil {
-		return err
-	}
-	c.Conn.WriteInt64(n)
-	return nil
+	return replyInt(c, n, err)
 }
 
 // LRANGE key start stop
@@ -86,7 +83,7 @@ func cmdLRange(c *Ctx, args [][]byte) error {
 		return err
 	}
 	items, err := c.DB.LRange(args[1], start, stop)
-	return replyList(c, items, err)
+	return replyBulks(c, items, err)
 }
 
 // listIndexArg parses LINDEX's and LSET's index. Redis looks the key up
@@ -114,15 +111,11 @@ func cmdLIndex(c *Ctx, args [][]byte) error {
 		return err
 	}
 	if missing {
-		c.Conn.WriteNull()
+		c.Reply().Null()
 		return nil
 	}
 	v, ok, err := c.DB.LIndex(args[1], index)
-	if err != nil {
-		return err
-	}
-	c.writeBulkOrNull(v, ok)
-	return nil
+	return replyBulkOrNull(c, v, ok, err)
 }
 
 // LSET key index element
@@ -137,7 +130,7 @@ func cmdLSet(c *Ctx, args [][]byte) error {
 	if err := c.DB.LSet(args[1], index, args[3]); err != nil {
 		return err
 	}
-	c.ok()
+	c.Reply().OK()
 	return nil
 }
 
@@ -159,7 +152,7 @@ func cmdLInsert(c *Ctx, args [][]byte) error {
 	if n > 0 {
 		c.signalKeyReady(c.DB.Index(), args[1])
 	}
-	c.Conn.WriteInt64(n)
+	c.Reply().Int(n)
 	return nil
 }
 
@@ -170,11 +163,7 @@ func cmdLRem(c *Ctx, args [][]byte) error {
 		return err
 	}
 	n, err := c.DB.LRem(args[1], count, args[3])
-	if err != nil {
-		return err
-	}
-	c.Conn.WriteInt64(n)
-	return nil
+	return replyInt(c, n, err)
 }
 
 // LTRIM key start stop
@@ -190,12 +179,13 @@ func cmdLTrim(c *Ctx, args [][]byte) error {
 	if err := c.DB.LTrim(args[1], start, stop); err != nil {
 		return err
 	}
-	c.ok()
+	c.Reply().OK()
 	return nil
 }
 
 // LPOS key element [RANK rank] [COUNT num-matches] [MAXLEN len]
 func cmdLPos(c *Ctx, args [][]byte) error {
+	r := c.Reply()
 	rank, count, maxlen := int64(1), int64(-1), int64(0)
 	for i := 3; i < len(args); i += 2 {
 		if i+1 >= len(args) {
@@ -237,15 +227,15 @@ func cmdLPos(c *Ctx, args [][]byte) error {
 	}
 	if count < 0 {
 		if len(pos) == 0 {
-			c.Conn.WriteNull()
+			r.Null()
 		} else {
-			c.Conn.WriteInt64(pos[0])
+			r.Int(pos[0])
 		}
 		return nil
 	}
-	c.Conn.WriteArray(len(pos))
+	r.Array(len(pos))
 	for _, p := range pos {
-		c.Conn.WriteInt64(p)
+		r.Int(p)
 	}
 	return nil
 }
@@ -282,21 +272,13 @@ func cmdLMove(c *Ctx, args [][]byte) error {
 		return err
 	}
 	v, ok, err := move(c, args[1], args[2], from, to)
-	if err != nil {
-		return err
-	}
-	c.writeBulkOrNull(v, ok)
-	return nil
+	return replyBulkOrNull(c, v, ok, err)
 }
 
 // RPOPLPUSH source destination
 func cmdRPopLPush(c *Ctx, args [][]byte) error {
 	v, ok, err := move(c, args[1], args[2], types.Right, types.Left)
-	if err != nil {
-		return err
-	}
-	c.writeBulkOrNull(v, ok)
-	return nil
+	return replyBulkOrNull(c, v, ok, err)
 }
 
 // lmpopArgs is LMPOP's (and BLMPOP's) numkeys key [key ...] LEFT|RIGHT
@@ -337,9 +319,10 @@ func parseLMPop(args [][]byte) (o lmpopArgs, err error) {
 
 // writeLMPop is the [key, [element ...]] reply of LMPOP and BLMPOP.
 func writeLMPop(c *Ctx, key []byte, vals [][]byte) {
-	c.Conn.WriteArray(2)
-	c.Conn.WriteBulk(key)
-	c.writeBulks(vals)
+	r := c.Reply()
+	r.Array(2)
+	r.Bulk(key)
+	r.Bulks(vals)
 }
 
 // LMPOP numkeys key [key ...] LEFT|RIGHT [COUNT count]
@@ -353,7 +336,7 @@ func cmdLMPop(c *Ctx, args [][]byte) error {
 		return err
 	}
 	if key == nil {
-		writeNullArray(c)
+		c.Reply().NullArray()
 		return nil
 	}
 	writeLMPop(c, key, vals)
@@ -415,7 +398,7 @@ func bpopCommand(c *Ctx, args [][]byte, end types.ListEnd) error {
 		if err != nil || key == nil {
 			return false, err
 		}
-		c.writeBulks([][]byte{key, vals[0]})
+		c.Reply().Bulks([][]byte{key, vals[0]})
 		return true, nil
 	})
 }
@@ -430,7 +413,7 @@ func blmove(c *Ctx, src, dst []byte, from, to types.ListEnd, timeout time.Durati
 		if err != nil || !ok {
 			return false, err
 		}
-		c.Conn.WriteBulk(v)
+		c.Reply().Bulk(v)
 		return true, nil
 	})
 }

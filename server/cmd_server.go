@@ -15,13 +15,13 @@ import (
 
 // INFO [section ...]: see info.go.
 func cmdInfo(c *Ctx, args [][]byte) error {
-	c.Conn.WriteBulkString(c.Srv.info(args[1:]))
+	c.Reply().Verbatim(c.Srv.info(args[1:]))
 	return nil
 }
 
 // DBSIZE: exact and O(1).
 func cmdDBSize(c *Ctx, _ [][]byte) error {
-	c.Conn.WriteInt64(c.DB.KeyCount())
+	c.Reply().Int(c.DB.KeyCount())
 	return nil
 }
 
@@ -45,7 +45,7 @@ func cmdFlushDB(c *Ctx, args [][]byte) error {
 	if err := c.DB.FlushDB(); err != nil {
 		return err
 	}
-	c.ok()
+	c.Reply().OK()
 	return nil
 }
 
@@ -57,16 +57,17 @@ func cmdFlushAll(c *Ctx, args [][]byte) error {
 	if err := c.Srv.eng.FlushAll(); err != nil {
 		return err
 	}
-	c.ok()
+	c.Reply().OK()
 	return nil
 }
 
 // TIME: unix seconds and microseconds, as two bulk strings.
 func cmdTime(c *Ctx, _ [][]byte) error {
+	r := c.Reply()
 	now := time.Now()
-	c.Conn.WriteArray(2)
-	c.Conn.WriteBulkString(strconv.FormatInt(now.Unix(), 10))
-	c.Conn.WriteBulkString(strconv.Itoa(now.Nanosecond() / 1000))
+	r.Array(2)
+	r.BulkString(strconv.FormatInt(now.Unix(), 10))
+	r.BulkString(strconv.Itoa(now.Nanosecond() / 1000))
 	return nil
 }
 
@@ -74,7 +75,7 @@ func cmdTime(c *Ctx, _ [][]byte) error {
 // compaction filters; replies when it is done. Shale's own command.
 func cmdCompact(c *Ctx, _ [][]byte) error {
 	c.Srv.st.Compact() // logs its progress and result
-	c.ok()
+	c.Reply().OK()
 	return nil
 }
 
@@ -150,11 +151,7 @@ func cmdDebugCFRecords(c *Ctx, args [][]byte) error {
 		return err
 	}
 	n, err := c.Srv.st.CountRecords(cf)
-	if err != nil {
-		return err
-	}
-	c.Conn.WriteInt64(n)
-	return nil
+	return replyInt(c, n, err)
 }
 
 // DEBUG SST-BYTES cf: the size of a column family's live SST files.
@@ -163,7 +160,7 @@ func cmdDebugSSTBytes(c *Ctx, args [][]byte) error {
 	if err != nil {
 		return err
 	}
-	c.Conn.WriteUint64(c.Srv.st.SSTBytes(cf))
+	c.Reply().Uint(c.Srv.st.SSTBytes(cf))
 	return nil
 }
 
@@ -174,10 +171,10 @@ func cmdDebugUID(c *Ctx, args [][]byte) error {
 		return err
 	}
 	if !ok {
-		c.Conn.WriteNull()
+		c.Reply().Null()
 		return nil
 	}
-	c.Conn.WriteUint64(uid)
+	c.Reply().Uint(uid)
 	return nil
 }
 
@@ -189,7 +186,7 @@ func cmdDebugCompactCF(c *Ctx, args [][]byte) error {
 		return err
 	}
 	c.Srv.st.CompactRange(cf, nil, nil)
-	c.ok()
+	c.Reply().OK()
 	return nil
 }
 
@@ -197,7 +194,7 @@ func cmdDebugCompactCF(c *Ctx, args [][]byte) error {
 // without their delay and rate limit; replies when they are done.
 func cmdDebugReclaim(c *Ctx, _ [][]byte) error {
 	c.Srv.st.ReclaimNow()
-	c.ok()
+	c.Reply().OK()
 	return nil
 }
 
@@ -213,7 +210,7 @@ func cmdDebugSleep(c *Ctx, args [][]byte) error {
 		}
 		t.Stop()
 	}
-	c.ok()
+	c.Reply().OK()
 	return nil
 }
 
@@ -264,7 +261,7 @@ func cmdMonitor(c *Ctx, _ [][]byte) error {
 	if c.Client.isMonitor() {
 		return nil // Redis ignores MONITOR from a monitor, without a reply
 	}
-	c.ok()
+	c.Reply().OK()
 	m := &monitor{s: c.Srv, cl: c.Client, wake: make(chan struct{}, 1), stop: make(chan struct{})}
 	c.Client.setMonitor(true)
 	m.conn = c.Conn.Detach()

@@ -32,41 +32,25 @@ func checkPairedCount(n int64) error {
 // SADD key member [member ...]
 func cmdSAdd(c *Ctx, args [][]byte) error {
 	n, err := c.DB.SAdd(args[1], args[2:])
-	if err != nil {
-		return err
-	}
-	c.Conn.WriteInt64(n)
-	return nil
+	return replyInt(c, n, err)
 }
 
 // SREM key member [member ...]
 func cmdSRem(c *Ctx, args [][]byte) error {
 	n, err := c.DB.SRem(args[1], args[2:])
-	if err != nil {
-		return err
-	}
-	c.Conn.WriteInt64(n)
-	return nil
+	return replyInt(c, n, err)
 }
 
 // SCARD key
 func cmdSCard(c *Ctx, args [][]byte) error {
 	n, err := c.DB.SCard(args[1])
-	if err != nil {
-		return err
-	}
-	c.Conn.WriteInt64(n)
-	return nil
+	return replyInt(c, n, err)
 }
 
 // SISMEMBER key member
 func cmdSIsMember(c *Ctx, args [][]byte) error {
 	ok, err := c.DB.SIsMember(args[1], args[2])
-	if err != nil {
-		return err
-	}
-	c.writeBool(ok)
-	return nil
+	return replyIntBool(c, ok, err)
 }
 
 // SMISMEMBER key member [member ...]
@@ -75,9 +59,9 @@ func cmdSMIsMember(c *Ctx, args [][]byte) error {
 	if err != nil {
 		return err
 	}
-	c.Conn.WriteArray(len(found))
+	c.Reply().Array(len(found))
 	for _, f := range found {
-		c.writeBool(f)
+		c.Reply().IntBool(f)
 	}
 	return nil
 }
@@ -85,7 +69,7 @@ func cmdSMIsMember(c *Ctx, args [][]byte) error {
 // SMEMBERS key
 func cmdSMembers(c *Ctx, args [][]byte) error {
 	items, err := c.DB.SMembers(args[1])
-	return replyList(c, items, err)
+	return replyBulkSet(c, items, err)
 }
 
 // SPOP key [count]
@@ -95,15 +79,7 @@ func cmdSPop(c *Ctx, args [][]byte) error {
 		return errSyntax
 	case len(args) == 2:
 		items, err := c.DB.SPop(args[1], 1)
-		if err != nil {
-			return err
-		}
-		if len(items) == 0 {
-			c.Conn.WriteNull()
-		} else {
-			c.Conn.WriteBulk(items[0])
-		}
-		return nil
+		return replyFirstOrNull(c, items, err)
 	}
 	// Redis answers the same text for a count that is not an integer.
 	count, ok := types.ParseInt(args[2])
@@ -111,7 +87,7 @@ func cmdSPop(c *Ctx, args [][]byte) error {
 		return errPositiveNumber
 	}
 	items, err := c.DB.SPop(args[1], count)
-	return replyList(c, items, err)
+	return replyBulkSet(c, items, err)
 }
 
 // SRANDMEMBER key [count]
@@ -121,76 +97,56 @@ func cmdSRandMember(c *Ctx, args [][]byte) error {
 		return errSyntax
 	case len(args) == 2:
 		items, err := c.DB.SRandMember(args[1], 1)
-		if err != nil {
-			return err
-		}
-		if len(items) == 0 {
-			c.Conn.WriteNull()
-		} else {
-			c.Conn.WriteBulk(items[0])
-		}
-		return nil
+		return replyFirstOrNull(c, items, err)
 	}
 	count, err := parseRandCount(args[2])
 	if err != nil {
 		return err
 	}
 	items, err := c.DB.SRandMember(args[1], count)
-	return replyList(c, items, err)
+	return replyBulks(c, items, err)
 }
 
 // SMOVE source destination member
 func cmdSMove(c *Ctx, args [][]byte) error {
 	ok, err := c.DB.SMove(args[1], args[2], args[3])
-	if err != nil {
-		return err
-	}
-	c.writeBool(ok)
-	return nil
+	return replyIntBool(c, ok, err)
 }
 
 // SINTER key [key ...]
 func cmdSInter(c *Ctx, args [][]byte) error {
 	items, err := c.DB.SInter(args[1:])
-	return replyList(c, items, err)
+	return replyBulkSet(c, items, err)
 }
 
 // SUNION key [key ...]
 func cmdSUnion(c *Ctx, args [][]byte) error {
 	items, err := c.DB.SUnion(args[1:])
-	return replyList(c, items, err)
+	return replyBulkSet(c, items, err)
 }
 
 // SDIFF key [key ...]
 func cmdSDiff(c *Ctx, args [][]byte) error {
 	items, err := c.DB.SDiff(args[1:])
-	return replyList(c, items, err)
-}
-
-func replyCount(c *Ctx, n int64, err error) error {
-	if err != nil {
-		return err
-	}
-	c.Conn.WriteInt64(n)
-	return nil
+	return replyBulkSet(c, items, err)
 }
 
 // SINTERSTORE destination key [key ...]
 func cmdSInterStore(c *Ctx, args [][]byte) error {
 	n, err := c.DB.SInterStore(args[1], args[2:])
-	return replyCount(c, n, err)
+	return replyInt(c, n, err)
 }
 
 // SUNIONSTORE destination key [key ...]
 func cmdSUnionStore(c *Ctx, args [][]byte) error {
 	n, err := c.DB.SUnionStore(args[1], args[2:])
-	return replyCount(c, n, err)
+	return replyInt(c, n, err)
 }
 
 // SDIFFSTORE destination key [key ...]
 func cmdSDiffStore(c *Ctx, args [][]byte) error {
 	n, err := c.DB.SDiffStore(args[1], args[2:])
-	return replyCount(c, n, err)
+	return replyInt(c, n, err)
 }
 
 // SINTERCARD numkeys key [key ...] [LIMIT limit]. As in Redis, numkeys and
@@ -214,7 +170,7 @@ func cmdSInterCard(c *Ctx, args [][]byte) error {
 		}
 	}
 	n, err := c.DB.SInterCard(args[2:2+numkeys], limit)
-	return replyCount(c, n, err)
+	return replyInt(c, n, err)
 }
 
 // SSCAN key cursor [MATCH pattern] [COUNT count]. Redis reads the cursor,

@@ -18,6 +18,7 @@ func cmdSlowlog(c *Ctx, args [][]byte) error {
 
 // SLOWLOG GET [count]: the newest count entries (10 by default, -1: all).
 func cmdSlowlogGet(c *Ctx, args [][]byte) error {
+	r := c.Reply()
 	if len(args) > 3 {
 		return errSubcommandSyntax(args)
 	}
@@ -30,29 +31,29 @@ func cmdSlowlogGet(c *Ctx, args [][]byte) error {
 		n = v
 	}
 	entries := c.Srv.slowlog.newest(int(min(n, 1<<31-1)))
-	c.Conn.WriteArray(len(entries))
+	r.Array(len(entries))
 	for _, e := range entries {
-		c.Conn.WriteArray(6)
-		c.Conn.WriteInt64(e.id)
-		c.Conn.WriteInt64(e.at)
-		c.Conn.WriteInt64(e.usec)
-		c.writeBulks(e.args)
-		c.Conn.WriteBulkString(e.client)
-		c.Conn.WriteBulkString(e.name)
+		r.Array(6)
+		r.Int(e.id)
+		r.Int(e.at)
+		r.Int(e.usec)
+		r.Bulks(e.args)
+		r.BulkString(e.client)
+		r.BulkString(e.name)
 	}
 	return nil
 }
 
 // SLOWLOG LEN
 func cmdSlowlogLen(c *Ctx, _ [][]byte) error {
-	c.Conn.WriteInt(c.Srv.slowlog.len())
+	c.Reply().Int(int64(c.Srv.slowlog.len()))
 	return nil
 }
 
 // SLOWLOG RESET
 func cmdSlowlogReset(c *Ctx, _ [][]byte) error {
 	c.Srv.slowlog.reset()
-	c.ok()
+	c.Reply().OK()
 	return nil
 }
 

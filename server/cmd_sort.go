@@ -46,10 +46,10 @@ func sortCommand(c *Ctx, args [][]byte, readOnly bool) error {
 		if stored > 0 {
 			c.signalKeyReady(c.DB.Index(), o.StoreKey) // a new list: Redis wakes its waiters
 		}
-		c.Conn.WriteInt64(stored)
+		c.Reply().Int(stored)
 		return nil
 	}
-	c.writeBulks(items)
+	c.Reply().Bulks(items)
 	return nil
 }
 

@@ -11,11 +11,7 @@ func nowMs() int64 { return time.Now().UnixMilli() }
 // GET key
 func cmdGet(c *Ctx, args [][]byte) error {
 	v, ok, err := c.DB.Get(args[1])
-	if err != nil {
-		return err
-	}
-	c.writeBulkOrNull(v, ok)
-	return nil
+	return replyBulkOrNull(c, v, ok, err)
 }
 
 // SET key value [NX|XX] [GET] [EX s|PX ms|EXAT ts|PXAT ms|KEEPTTL]
@@ -55,11 +51,11 @@ func cmdSet(c *Ctx, args [][]byte) error {
 	}
 	switch {
 	case o.Get:
-		c.writeBulkOrNull(r.Old, r.HadOld)
+		c.Reply().BulkOrNull(r.Old, r.HadOld)
 	case r.Done:
-		c.ok()
+		c.Reply().OK()
 	default:
-		c.Conn.WriteNull()
+		c.Reply().Null()
 	}
 	return nil
 }
@@ -70,7 +66,7 @@ func cmdSetNX(c *Ctx, args [][]byte) error {
 	if err != nil {
 		return err
 	}
-	c.writeBool(r.Done)
+	c.Reply().IntBool(r.Done)
 	return nil
 }
 
@@ -87,7 +83,7 @@ func setWithTTL(c *Ctx, args [][]byte, unit int64, name string) error {
 	if _, err := c.DB.Set(args[1], args[3], types.SetOptions{ExpireMs: at}); err != nil {
 		return err
 	}
-	c.ok()
+	c.Reply().OK()
 	return nil
 }
 
@@ -97,11 +93,7 @@ func cmdPSetEX(c *Ctx, args [][]byte) error { return setWithTTL(c, args, 1, "pse
 // MGET key [key ...]
 func cmdMGet(c *Ctx, args [][]byte) error {
 	vals, err := c.DB.MGet(args[1:])
-	if err != nil {
-		return err
-	}
-	c.writeBulks(vals)
-	return nil
+	return replyBulks(c, vals, err)
 }
 
 // MSET key value [key value ...]
@@ -112,7 +104,7 @@ func cmdMSet(c *Ctx, args [][]byte) error {
 	if _, err := c.DB.MSet(args[1:], types.Overwrite); err != nil {
 		return err
 	}
-	c.ok()
+	c.Reply().OK()
 	return nil
 }
 
@@ -122,11 +114,7 @@ func cmdMSetNX(c *Ctx, args [][]byte) error {
 		return errWrongArity("msetnx")
 	}
 	done, err := c.DB.MSet(args[1:], types.WriteNothing)
-	if err != nil {
-		return err
-	}
-	c.writeBool(done)
-	return nil
+	return replyIntBool(c, done, err)
 }
 
 // GETSET key value
@@ -135,18 +123,14 @@ func cmdGetSet(c *Ctx, args [][]byte) error {
 	if err != nil {
 		return err
 	}
-	c.writeBulkOrNull(r.Old, r.HadOld)
+	c.Reply().BulkOrNull(r.Old, r.HadOld)
 	return nil
 }
 
 // GETDEL key
 func cmdGetDel(c *Ctx, args [][]byte) error {
 	v, ok, err := c.DB.GetDel(args[1])
-	if err != nil {
-		return err
-	}
-	c.writeBulkOrNull(v, ok)
-	return nil
+	return replyBulkOrNull(c, v, ok, err)
 }
 
 // GETEX key [EX s|PX ms|EXAT ts|PXAT ms|PERSIST]
@@ -175,11 +159,7 @@ func cmdGetEx(c *Ctx, args [][]byte) error {
 		o.SetExpire, o.ExpireMs = true, at
 	}
 	v, ok, err := c.DB.GetEx(args[1], o)
-	if err != nil {
-		return err
-	}
-	c.writeBulkOrNull(v, ok)
-	return nil
+	return replyBulkOrNull(c, v, ok, err)
 }
 
 // getExBadTime answers a GETEX whose time is unusable (timeErr) as Redis
@@ -191,7 +171,7 @@ func getExBadTime(c *Ctx, key []byte, timeErr error) error {
 	case err != nil:
 		return err
 	case !ok:
-		c.Conn.WriteNull()
+		c.Reply().Null()
 		return nil
 	}
 	return timeErr
@@ -200,21 +180,13 @@ func getExBadTime(c *Ctx, key []byte, timeErr error) error {
 // APPEND key value
 func cmdAppend(c *Ctx, args [][]byte) error {
 	n, err := c.DB.Append(args[1], args[2])
-	if err != nil {
-		return err
-	}
-	c.Conn.WriteInt64(n)
-	return nil
+	return replyInt(c, n, err)
 }
 
 // STRLEN key
 func cmdStrLen(c *Ctx, args [][]byte) error {
 	n, err := c.DB.StrLen(args[1])
-	if err != nil {
-		return err
-	}
-	c.Conn.WriteInt64(n)
-	return nil
+	return replyInt(c, n, err)
 }
 
 // GETRANGE key start end (and SUBSTR)
@@ -231,7 +203,7 @@ func cmdGetRange(c *Ctx, args [][]byte) error {
 	if err != nil {
 		return err
 	}
-	c.Conn.WriteBulk(v)
+	c.Reply().Bulk(v)
 	return nil
 }
 
@@ -242,20 +214,12 @@ func cmdSetRange(c *Ctx, args [][]byte) error {
 		return err
 	}
 	n, err := c.DB.SetRange(args[1], off, args[3])
-	if err != nil {
-		return err
-	}
-	c.Conn.WriteInt64(n)
-	return nil
+	return replyInt(c, n, err)
 }
 
 func incrBy(c *Ctx, key []byte, delta int64) error {
 	n, err := c.DB.IncrBy(key, delta)
-	if err != nil {
-		return err
-	}
-	c.Conn.WriteInt64(n)
-	return nil
+	return replyInt(c, n, err)
 }
 
 // INCR key
@@ -291,7 +255,7 @@ func cmdIncrByFloat(c *Ctx, args [][]byte) error {
 	if err != nil {
 		return err
 	}
-	c.Conn.WriteBulk(v)
+	c.Reply().Bulk(v)
 	return nil
 }
 

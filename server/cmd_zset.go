@@ -1,40 +1,47 @@
 package server
 
 import (
-	"math"
 	"strconv"
 
 	"github.com/shaledb/shale/server/types"
 )
 
-// formatScore formats a score as Redis 7.0 replies it in RESP2: "%.17g",
-// with infinities as "inf" and "-inf" (1 -> "1", 0.1 ->
-// "0.10000000000000001", 1e20 -> "1e+20").
-func formatScore(f float64) []byte {
-	switch {
-	case math.IsInf(f, 1):
-		return []byte("inf")
-	case math.IsInf(f, -1):
-		return []byte("-inf")
+// elemShape is how writeElems lays out sorted-set elements. The shapes
+// differ only in RESP3, but they differ there as Redis 7.0's replies do.
+type elemShape int
+
+const (
+	membersOnly elemShape = iota // an array of members
+	scoredPairs                  // member-score Pairs: ZRANGE WITHSCORES and kin
+	scoredFlat                   // members and scores in one array, under every protocol: ZSCAN, ZPOPMIN without a count
+)
+
+// shapeFor is the shape of a reply that has scores when withScores is set.
+func shapeFor(withScores bool) elemShape {
+	if withScores {
+		return scoredPairs
 	}
-	return strconv.AppendFloat(nil, f, 'g', 17, 64)
+	return membersOnly
 }
 
-// writeScore replies with one score as a bulk string.
-func (c *Ctx) writeScore(f float64) { c.Conn.WriteBulk(formatScore(f)) }
-
-// writeElems replies with a flat array of members, each followed by its
-// score when withScores is set.
-func (c *Ctx) writeElems(elems []types.ScoreMember, withScores bool) {
-	if withScores {
-		c.Conn.WriteArray(2 * len(elems))
-	} else {
-		c.Conn.WriteArray(len(elems))
+// writeElems replies with elems in the given shape.
+func (c *Ctx) writeElems(elems []types.ScoreMember, shape elemShape) {
+	r := c.Reply()
+	switch shape {
+	case membersOnly:
+		r.Array(len(elems))
+	case scoredPairs:
+		r.Pairs(len(elems))
+	case scoredFlat:
+		r.Array(2 * len(elems))
 	}
 	for _, e := range elems {
-		c.Conn.WriteBulk(e.Member)
-		if withScores {
-			c.writeScore(e.Score)
+		if shape == scoredPairs {
+			r.Pair()
+		}
+		r.Bulk(e.Member)
+		if shape != membersOnly {
+			r.Double(e.Score)
 		}
 	}
 }
@@ -105,13 +112,13 @@ options:
 	case err != nil:
 		return err
 	case has(types.ZAddIncr) && !res.Done:
-		c.Conn.WriteNull()
+		c.Reply().Null()
 	case has(types.ZAddIncr):
-		c.writeScore(res.Score)
+		c.Reply().Double(res.Score)
 	case ch:
-		c.Conn.WriteInt64(res.Added + res.Updated)
+		c.Reply().Int(res.Added + res.Updated)
 	default:
-		c.Conn.WriteInt64(res.Added)
+		c.Reply().Int(res.Added)
 	}
 	return nil
 }
@@ -122,11 +129,7 @@ func cmdZScore(c *Ctx, args [][]byte) error {
 	if err != nil {
 		return err
 	}
-	if !ok {
-		c.Conn.WriteNull()
-	} else {
-		c.writeScore(s)
-	}
+	c.Reply().DoubleOrNull(s, ok)
 	return nil
 }
 
@@ -136,13 +139,9 @@ func cmdZMScore(c *Ctx, args [][]byte) error {
 	if err != nil {
 		return err
 	}
-	c.Conn.WriteArray(len(scores))
+	c.Reply().Array(len(scores))
 	for i, s := range scores {
-		if found[i] {
-			c.writeScore(s)
-		} else {
-			c.Conn.WriteNull()
-		}
+		c.Reply().DoubleOrNull(s, found[i])
 	}
 	return nil
 }
@@ -150,11 +149,7 @@ func cmdZMScore(c *Ctx, args [][]byte) error {
 // ZCARD key
 func cmdZCard(c *Ctx, args [][]byte) error {
 	n, err := c.DB.ZCard(args[1])
-	if err != nil {
-		return err
-	}
-	c.Conn.WriteInt64(n)
-	return nil
+	return replyInt(c, n, err)
 }
 
 // ZCOUNT key min max
@@ -164,11 +159,7 @@ func cmdZCount(c *Ctx, args [][]byte) error {
 		return errMinMaxNotFloat
 	}
 	n, err := c.DB.ZCount(args[1], r)
-	if err != nil {
-		return err
-	}
-	c.Conn.WriteInt64(n)
-	return nil
+	return replyInt(c, n, err)
 }
 
 // ZLEXCOUNT key min max
@@ -178,11 +169,7 @@ func cmdZLexCount(c *Ctx, args [][]byte) error {
 		return errMinMaxNotLex
 	}
 	n, err := c.DB.ZLexCount(args[1], r)
-	if err != nil {
-		return err
-	}
-	c.Conn.WriteInt64(n)
-	return nil
+	return replyInt(c, n, err)
 }
 
 // rangeBy is a ZRANGE range kind, or rangeAuto while the options may still
@@ -282,14 +269,14 @@ func zrangeGeneric(c *Ctx, args [][]byte, keyIdx int, store bool, by rangeBy, di
 		if n > 0 {
 			c.signalKeyReady(c.DB.Index(), args[1])
 		}
-		c.Conn.WriteInt64(n)
+		c.Reply().Int(n)
 		return nil
 	}
 	elems, err := c.DB.ZRange(args[keyIdx], sp)
 	if err != nil {
 		return err
 	}
-	c.writeElems(elems, withScores)
+	c.writeElems(elems, shapeFor(withScores))
 	return nil
 }
 
@@ -342,9 +329,9 @@ func zrankGeneric(c *Ctx, args [][]byte, rev bool) error {
 	case err != nil:
 		return err
 	case !ok:
-		c.Conn.WriteNull()
+		c.Reply().Null()
 	default:
-		c.Conn.WriteInt64(rank)
+		c.Reply().Int(rank)
 	}
 	return nil
 }
@@ -352,21 +339,13 @@ func zrankGeneric(c *Ctx, args [][]byte, rev bool) error {
 // ZREM key member [member ...]
 func cmdZRem(c *Ctx, args [][]byte) error {
 	n, err := c.DB.ZRem(args[1], args[2:])
-	if err != nil {
-		return err
-	}
-	c.Conn.WriteInt64(n)
-	return nil
+	return replyInt(c, n, err)
 }
 
 // zremRange removes the range sp from args[1] and replies the count.
 func zremRange(c *Ctx, args [][]byte, sp types.ZRangeSpec) error {
 	n, err := c.DB.ZRemRange(args[1], sp)
-	if err != nil {
-		return err
-	}
-	c.Conn.WriteInt64(n)
-	return nil
+	return replyInt(c, n, err)
 }
 
 // ZREMRANGEBYRANK key start stop
@@ -422,7 +401,11 @@ func zpopGeneric(c *Ctx, args [][]byte, end types.ScoreEnd) error {
 	if err != nil {
 		return err
 	}
-	c.writeElems(elems, true)
+	shape := scoredFlat // Redis nests the pairs only when a count is given
+	if len(args) == 3 {
+		shape = scoredPairs
+	}
+	c.writeElems(elems, shape)
 	return nil
 }
 
@@ -466,17 +449,18 @@ func parseMPop(args [][]byte, numIdx int) (keys [][]byte, end types.ScoreEnd, co
 // writeMPop replies to ZMPOP and BZMPOP: [key, [[member, score], ...]], or
 // a null array when no key had elements.
 func (c *Ctx) writeMPop(key []byte, elems []types.ScoreMember) {
+	r := c.Reply()
 	if key == nil {
-		writeNullArray(c)
+		r.NullArray()
 		return
 	}
-	c.Conn.WriteArray(2)
-	c.Conn.WriteBulk(key)
-	c.Conn.WriteArray(len(elems))
+	r.Array(2)
+	r.Bulk(key)
+	r.Array(len(elems))
 	for _, e := range elems {
-		c.Conn.WriteArray(2)
-		c.Conn.WriteBulk(e.Member)
-		c.writeScore(e.Score)
+		r.Array(2)
+		r.Bulk(e.Member)
+		r.Double(e.Score)
 	}
 }
 
@@ -502,9 +486,9 @@ func cmdZRandMember(c *Ctx, args [][]byte) error {
 			return err
 		}
 		if len(elems) == 0 {
-			c.Conn.WriteNull()
+			c.Reply().Null()
 		} else {
-			c.Conn.WriteBulk(elems[0].Member)
+			c.Reply().Bulk(elems[0].Member)
 		}
 		return nil
 	}
@@ -526,7 +510,7 @@ func cmdZRandMember(c *Ctx, args [][]byte) error {
 	if err != nil {
 		return err
 	}
-	c.writeElems(elems, withScores)
+	c.writeElems(elems, shapeFor(withScores))
 	return nil
 }
 
@@ -604,7 +588,7 @@ func zsetOpGeneric(c *Ctx, args [][]byte, numIdx int, op types.SetOp, dst []byte
 		if err != nil {
 			return err
 		}
-		c.Conn.WriteInt64(n)
+		c.Reply().Int(n)
 	case dst != nil:
 		n, err := c.DB.ZSetOpStore(dst, spec)
 		if err != nil {
@@ -613,13 +597,13 @@ func zsetOpGeneric(c *Ctx, args [][]byte, numIdx int, op types.SetOp, dst []byte
 		if n > 0 {
 			c.signalKeyReady(c.DB.Index(), dst)
 		}
-		c.Conn.WriteInt64(n)
+		c.Reply().Int(n)
 	default:
 		elems, err := c.DB.ZSetOp(spec)
 		if err != nil {
 			return err
 		}
-		c.writeElems(elems, withScores)
+		c.writeElems(elems, shapeFor(withScores))
 	}
 	return nil
 }
@@ -676,9 +660,9 @@ func cmdZScan(c *Ctx, args [][]byte) error {
 	if err != nil {
 		return err
 	}
-	c.Conn.WriteArray(2)
-	c.Conn.WriteBulkString(strconv.FormatUint(next, 10))
-	c.writeElems(elems, true)
+	c.Reply().Array(2)
+	c.Reply().BulkString(strconv.FormatUint(next, 10))
+	c.writeElems(elems, scoredFlat)
 	return nil
 }
 
@@ -701,10 +685,10 @@ func bzpopGeneric(c *Ctx, args [][]byte, end types.ScoreEnd) error {
 		if err != nil || key == nil {
 			return false, err
 		}
-		c.Conn.WriteArray(3)
-		c.Conn.WriteBulk(key)
-		c.Conn.WriteBulk(elems[0].Member)
-		c.writeScore(elems[0].Score)
+		c.Reply().Array(3)
+		c.Reply().Bulk(key)
+		c.Reply().Bulk(elems[0].Member)
+		c.Reply().Double(elems[0].Score)
 		return true, nil
 	})
 }

@@ -12,6 +12,9 @@
 //     both, from the table and from the returned error.
 //   - A handler either writes exactly one reply and returns nil, or writes
 //     nothing and returns an error.
+//   - Replies go through Reply (reply.go), which names their shape (Map,
+//     Set, Double, ...) and encodes it for the client's protocol; nothing
+//     else writes to the connection, save MONITOR's pre-encoded lines.
 //
 // RocksDB stays behind server/store: outside its tests, this package names
 // no RocksDB option or property; it reads the store's figures as typed

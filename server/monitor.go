@@ -139,6 +139,9 @@ func (m *monitor) write(ms *monitorSet) {
 			continue
 		}
 		m.wmu.Lock()
+		// Raw, not through Reply: buf is a batch of status replies that
+		// feed encoded once for every monitor (appendMonitorLine); Redis
+		// sends them as status replies under RESP3 too.
 		m.conn.WriteRaw(buf)
 		err := m.conn.Flush()
 		m.wmu.Unlock()

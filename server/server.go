@@ -203,7 +203,7 @@ func (s *Server) accept(conn redcon.Conn) bool {
 	defer s.mu.Unlock()
 	if len(s.clients) >= s.cfg.Server.MaxClients {
 		s.stats.rejected.Add(1)
-		conn.WriteError(string(errMaxClients))
+		Reply{conn: conn}.Error(string(errMaxClients))
 		return false
 	}
 	db, _ := s.eng.DB(0)
@@ -408,9 +408,11 @@ func checkSubcommand(cmd *Command, args [][]byte) (err replyError, known int) {
 	return errUnknownSubcommand(string(args[1]), cmd.Name), -1
 }
 
-func (s *Server) replyError(conn replyWriter, err replyError) {
+// replyError replies err on conn, the dispatcher's connection (handlers
+// return their errors to it), and counts it for INFO errorstats.
+func (s *Server) replyError(conn redcon.Conn, err replyError) {
 	s.stats.countError(string(err))
-	conn.WriteError(sanitize(string(err)))
+	Reply{conn: conn}.Error(sanitize(string(err)))
 }
 
 // Ctx is what a handler needs: the connection to reply on, the server, the
@@ -423,35 +425,3 @@ type Ctx struct {
 
 	blocked time.Duration // time spent waiting in blockOn, left out of the command's latency
 }
-
-// writeBulks replies with an array of bulk strings; nil entries are nulls.
-func (c *Ctx) writeBulks(items [][]byte) {
-	c.Conn.WriteArray(len(items))
-	for _, it := range items {
-		if it == nil {
-			c.Conn.WriteNull()
-		} else {
-			c.Conn.WriteBulk(it)
-		}
-	}
-}
-
-// writeBulkOrNull replies with v, or a null when !ok.
-func (c *Ctx) writeBulkOrNull(v []byte, ok bool) {
-	if !ok {
-		c.Conn.WriteNull()
-		return
-	}
-	c.Conn.WriteBulk(v)
-}
-
-func (c *Ctx) writeBool(b bool) {
-	if b {
-		c.Conn.WriteInt(1)
-	} else {
-		c.Conn.WriteInt(0)
-	}
-}
-
-// ok replies +OK.
-func (c *Ctx) ok() { c.Conn.WriteString("OK") }

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/tidwall/redcon"
 )
 
 // Command statistics: what INFO commandstats, errorstats and stats report
@@ -160,13 +162,10 @@ func (s *Server) observe(c *Ctx, cmd *Command, args [][]byte, dur time.Duration,
 
 // rejectCommand replies err to a command refused before it ran (wrong
 // arity, NOAUTH) and counts it in the command's rejected_calls.
-func (s *Server) rejectCommand(conn replyWriter, cmd *Command, err replyError) {
+func (s *Server) rejectCommand(conn redcon.Conn, cmd *Command, err replyError) {
 	cmd.stats.rejected.Add(1)
 	s.replyError(conn, err)
 }
-
-// replyWriter is the part of redcon.Conn replyError needs.
-type replyWriter interface{ WriteError(msg string) }
 
 // countError counts one error reply under its code, the text's first word.
 func (st *serverStats) countError(text string) {

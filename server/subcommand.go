@@ -41,11 +41,12 @@ func (c Command) withSubcommands(subs []Subcommand) Command {
 // writeHelp replies with Redis's HELP layout: a heading, the lines, and the
 // HELP entry every container has.
 func writeHelp(c *Ctx, container string, lines []string) {
-	c.Conn.WriteArray(len(lines) + 3)
-	c.Conn.WriteString(strings.ToUpper(container) + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:")
+	r := c.Reply()
+	r.Array(len(lines) + 3)
+	r.Status(strings.ToUpper(container) + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:")
 	for _, l := range lines {
-		c.Conn.WriteString(l)
+		r.Status(l)
 	}
-	c.Conn.WriteString("HELP")
-	c.Conn.WriteString("    Prints this help.")
+	r.Status("HELP")
+	r.Status("    Prints this help.")
 }
