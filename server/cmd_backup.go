@@ -41,7 +41,10 @@ func cmdLastSave(c *Ctx, _ [][]byte) error {
 }
 
 var backupCommands = []Command{
-	cmd("bgsave", -1, Admin, 0, 0, 0, cmdBgSave),
-	cmd("save", 1, Admin, 0, 0, 0, cmdSave),
-	cmd("lastsave", 1, Fast, 0, 0, 0, cmdLastSave),
+	cmd("bgsave", -1, Admin, 0, 0, 0, cmdBgSave).
+		doc("Asynchronously save the dataset to disk", "1.0.0", "server", "[SCHEDULE]"),
+	cmd("save", 1, Admin, 0, 0, 0, cmdSave).
+		doc("Synchronously save the dataset to disk", "1.0.0", "server", ""),
+	cmd("lastsave", 1, Fast, 0, 0, 0, cmdLastSave).
+		doc("Get the UNIX time stamp of the last successful save to disk", "1.0.0", "server", ""),
 }

@@ -17,24 +17,19 @@ import (
 // (client.go); CLIENT PAUSE's pauser is in pause.go.
 
 var clientSubcommands = []Subcommand{
-	{"setname", 3, 0, cmdClientSetName},
-	{"getname", 2, 0, cmdClientGetName},
-	{"id", 2, 0, cmdClientID},
-	{"info", 2, 0, cmdClientInfo},
-	{"list", -2, Admin, cmdClientList},
-	{"kill", -3, Admin, cmdClientKill},
-	{"pause", -3, Admin, cmdClientPause},
-	{"unpause", 2, Admin, cmdClientUnpause},
-	{"reply", 3, 0, cmdClientReply},
-	{"no-evict", 3, Admin, cmdClientNoEvict},
-	{"setinfo", 4, 0, cmdClientSetInfo},
-	{"getredir", 2, 0, cmdClientGetRedir},
-	{"help", 2, 0, cmdClientHelp},
-}
-
-// CLIENT subcommand [arg ...]
-func cmdClient(c *Ctx, args [][]byte) error {
-	return runSubcommand(c, args, "client", clientSubcommands)
+	sub("setname", 3, 0, cmdClientSetName, cmdDoc{"Set the current connection name", "2.6.9", "connection", "connection-name"}),
+	sub("getname", 2, 0, cmdClientGetName, cmdDoc{"Get the current connection name", "2.6.9", "connection", ""}),
+	sub("id", 2, 0, cmdClientID, cmdDoc{"Returns the client ID for the current connection", "5.0.0", "connection", ""}),
+	sub("info", 2, 0, cmdClientInfo, cmdDoc{"Returns information about the current client connection.", "6.2.0", "connection", ""}),
+	sub("list", -2, Admin, cmdClientList, cmdDoc{"Get the list of client connections", "2.4.0", "connection", "[TYPE NORMAL|MASTER|REPLICA|PUBSUB] [ID client-id [client-id ...]]"}),
+	sub("kill", -3, Admin, cmdClientKill, cmdDoc{"Kill the connection of a client", "2.4.0", "connection", "ip:port|[ID client-id] [TYPE NORMAL|MASTER|SLAVE|REPLICA|PUBSUB] [USER username] [ADDR ip:port] [LADDR ip:port] [SKIPME yes/no]"}),
+	sub("pause", -3, Admin, cmdClientPause, cmdDoc{"Stop processing commands from clients for some time", "2.9.50", "connection", "timeout [WRITE|ALL]"}).shaped(atMost(4, shapeSubcommandSyntax)),
+	sub("unpause", 2, Admin, cmdClientUnpause, cmdDoc{"Resume processing of clients that were paused", "6.2.0", "connection", ""}),
+	sub("reply", 3, 0, cmdClientReply, cmdDoc{"Instruct the server whether to reply to commands", "3.2.0", "connection", "ON|OFF|SKIP"}),
+	sub("no-evict", 3, Admin, cmdClientNoEvict, cmdDoc{"Set client eviction mode for the current connection", "7.0.0", "connection", "ON|OFF"}),
+	sub("setinfo", 4, 0, cmdClientSetInfo, cmdDoc{"Set client or connection specific info", "7.2.0", "connection", "LIB-NAME libname|LIB-VER libver"}),
+	sub("getredir", 2, 0, cmdClientGetRedir, cmdDoc{"Get tracking notifications redirection client ID if any", "6.0.0", "connection", ""}),
+	sub("help", 2, 0, cmdClientHelp, cmdDoc{"Show helpful text about the different subcommands", "5.0.0", "connection", ""}),
 }
 
 // validClientName is Redis's rule: printable ASCII without spaces. The
@@ -369,10 +364,6 @@ func (s *Server) kill(c *Ctx, cl *Client) {
 // CLIENT PAUSE timeout [WRITE|ALL]. Redis reads the mode before the
 // timeout, so a bad mode is the error even when the timeout is bad too.
 func cmdClientPause(c *Ctx, args [][]byte) error {
-	if len(args) > 4 {
-		// The table allows more (arity -3); Redis's CLIENT takes 3 or 4.
-		return errSubcommandSyntax(args)
-	}
 	mode := pauseAll
 	if len(args) == 4 {
 		switch {

@@ -12,12 +12,12 @@ import (
 // hint into COMMAND DOCS's arguments.
 
 var commandSubcommands = []Subcommand{
-	{"count", 2, 0, cmdCommandCount},
-	{"info", -2, 0, cmdCommandInfo},
-	{"docs", -2, 0, cmdCommandDocs},
-	{"list", -2, 0, cmdCommandList},
-	{"getkeys", -4, 0, cmdCommandGetKeys},
-	{"help", 2, 0, cmdCommandHelp},
+	sub("count", 2, 0, cmdCommandCount, cmdDoc{"Get total number of commands", "2.8.13", "server", ""}),
+	sub("info", -2, 0, cmdCommandInfo, cmdDoc{"Get array of specific command details, or all when no argument is given.", "2.8.13", "server", "[command-name [command-name ...]]"}),
+	sub("docs", -2, 0, cmdCommandDocs, cmdDoc{"Get array of specific command documentation", "7.0.0", "server", "[command-name [command-name ...]]"}),
+	sub("list", -2, 0, cmdCommandList, cmdDoc{"Get an array of command names", "7.0.0", "server", "[FILTERBY MODULE module-name|ACLCAT category|PATTERN pattern]"}),
+	sub("getkeys", -4, 0, cmdCommandGetKeys, cmdDoc{"Extract keys given a full Redis command", "2.8.13", "server", "command [arg [arg ...]]"}),
+	sub("help", 2, 0, cmdCommandHelp, cmdDoc{"Show helpful text about the different subcommands", "5.0.0", "server", ""}),
 }
 
 // COMMAND GETKEYS command [arg ...]: the keys a call would touch.
@@ -29,7 +29,7 @@ func cmdCommandGetKeys(c *Ctx, args [][]byte) error {
 		return errInvalidCommandSpecified
 	case !cmd.arityOK(len(call)):
 		return errInvalidCommandArgCount
-	case cmd.FirstKey == 0 && movableKeys[cmd.Name] == nil:
+	case cmd.FirstKey == 0 && cmd.Keys == nil:
 		return errCommandHasNoKeys
 	}
 	keys := keyPositions(cmd, call)
@@ -43,13 +43,10 @@ func cmdCommandGetKeys(c *Ctx, args [][]byte) error {
 	return nil
 }
 
-// COMMAND [subcommand [arg ...]]: with no subcommand, every command's info.
-func cmdCommand(c *Ctx, args [][]byte) error {
-	if len(args) == 1 {
-		writeAllCommandInfo(c)
-		return nil
-	}
-	return runSubcommand(c, args, "command", commandSubcommands)
+// COMMAND, with no subcommand: every command's info.
+func cmdCommandAll(c *Ctx, _ [][]byte) error {
+	writeAllCommandInfo(c)
+	return nil
 }
 
 func writeAllCommandInfo(c *Ctx) {
@@ -84,12 +81,13 @@ func cmdCommandInfo(c *Ctx, args [][]byte) error {
 		case !isSub:
 			writeCommandInfo(c, cmd)
 		default:
-			i := slices.IndexFunc(cmd.Subcommands, func(s Subcommand) bool { return s.Name == sub })
+			subs := cmd.declaredSubcommands()
+			i := slices.IndexFunc(subs, func(s Subcommand) bool { return s.Name == sub })
 			if i < 0 {
 				c.Reply().Null()
 				continue
 			}
-			writeSubcommandInfo(c, cmd, &cmd.Subcommands[i])
+			writeSubcommandInfo(c, cmd, &subs[i])
 		}
 	}
 	return nil
@@ -104,19 +102,20 @@ func writeCommandInfo(c *Ctx, cmd *Command) {
 	r.BulkString(cmd.Name)
 	r.Int(int64(cmd.Arity))
 	flags := flagNames(cmd.Flags)
-	if movableKeys[cmd.Name] != nil {
+	if cmd.Keys != nil {
 		flags = append(flags, "movablekeys")
 	}
 	writeStatusSet(c, flags)
 	r.Int(int64(cmd.FirstKey))
 	r.Int(int64(cmd.LastKey))
 	r.Int(int64(cmd.Step))
-	writeStatusSet(c, aclCategories(cmd.Flags, docs[cmd.Name].group))
+	writeStatusSet(c, aclCategories(cmd.Flags, cmd.Doc.group))
 	r.Array(0) // tips
 	r.Array(0) // key specs
-	r.Array(len(cmd.Subcommands))
-	for i := range cmd.Subcommands {
-		writeSubcommandInfo(c, cmd, &cmd.Subcommands[i])
+	subs := cmd.declaredSubcommands()
+	r.Array(len(subs))
+	for i := range subs {
+		writeSubcommandInfo(c, cmd, &subs[i])
 	}
 }
 
@@ -129,7 +128,7 @@ func writeSubcommandInfo(c *Ctx, cmd *Command, sc *Subcommand) {
 	r.Int(0)
 	r.Int(0)
 	r.Int(0)
-	writeStatusSet(c, aclCategories(sc.Flags, docs[cmd.Name].group))
+	writeStatusSet(c, aclCategories(sc.Flags, cmd.Doc.group))
 	r.Array(0)
 	r.Array(0)
 	r.Array(0)
@@ -209,16 +208,16 @@ func cmdCommandDocs(c *Ctx, args [][]byte) error {
 	c.Reply().Map(len(cmds))
 	for _, cmd := range cmds {
 		c.Reply().BulkString(cmd.Name)
-		writeDoc(c, cmd.Name, cmd.Subcommands)
+		writeDoc(c, cmd.Doc, cmd.Name, cmd.declaredSubcommands())
 	}
 	return nil
 }
 
-// writeDoc writes one command's docs map: summary, since, group, the
-// arguments redis-cli turns back into its hint, and the subcommands.
-func writeDoc(c *Ctx, name string, subs []Subcommand) {
+// writeDoc writes the docs map d of the command name: summary, since,
+// group, the arguments redis-cli turns back into its hint, and the
+// subcommands'.
+func writeDoc(c *Ctx, d cmdDoc, name string, subs []Subcommand) {
 	r := c.Reply()
-	d := docs[name]
 	args := docArgs(d.args)
 	n := 3
 	if len(args) > 0 {
@@ -266,7 +265,7 @@ func writeDoc(c *Ctx, name string, subs []Subcommand) {
 		for _, s := range subs {
 			full := name + "|" + s.Name
 			r.BulkString(full)
-			writeDoc(c, full, nil)
+			writeDoc(c, s.Doc, full, nil)
 		}
 	}
 }
@@ -291,11 +290,11 @@ func cmdCommandList(c *Ctx, args [][]byte) error {
 	var names [][]byte
 	for _, n := range c.Srv.table.sortedNames() {
 		cmd := c.Srv.table[n]
-		group := docs[n].group
+		group := cmd.Doc.group
 		if keep(n, cmd.Flags, group) {
 			names = append(names, []byte(n))
 		}
-		for _, s := range cmd.Subcommands {
+		for _, s := range cmd.declaredSubcommands() {
 			if full := n + "|" + s.Name; keep(full, s.Flags, group) {
 				names = append(names, []byte(full))
 			}

@@ -101,6 +101,13 @@ func contains(list []string, s string) bool {
 // TestDocArgs checks that redis-cli rebuilds each hint from the
 // arguments COMMAND DOCS reports.
 func TestDocArgs(t *testing.T) {
+	docs := map[string]cmdDoc{}
+	for _, row := range allCommands() {
+		docs[row.Name] = row.Doc
+		for _, sc := range row.declaredSubcommands() {
+			docs[row.Name+"|"+sc.Name] = sc.Doc
+		}
+	}
 	for name, d := range docs {
 		if got := cliHint(docArgs(d.args)); got != d.args {
 			t.Errorf("%s: redis-cli would show %q, want %q", name, got, d.args)

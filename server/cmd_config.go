@@ -11,16 +11,11 @@ import (
 // of config.go.
 
 var configSubcommands = []Subcommand{
-	{"get", -3, Admin, cmdConfigGet},
-	{"set", -4, Admin, cmdConfigSet},
-	{"resetstat", 2, Admin, cmdConfigResetStat},
-	{"rewrite", 2, Admin, cmdConfigRewrite},
-	{"help", 2, 0, cmdConfigHelp},
-}
-
-// CONFIG subcommand [arg ...]
-func cmdConfig(c *Ctx, args [][]byte) error {
-	return runSubcommand(c, args, "config", configSubcommands)
+	sub("get", -3, Admin, cmdConfigGet, cmdDoc{"Get the values of configuration parameters", "2.0.0", "server", "parameter [parameter ...]"}),
+	sub("set", -4, Admin, cmdConfigSet, cmdDoc{"Set configuration parameters to the given values", "2.0.0", "server", "parameter value [parameter value ...]"}).shaped(pairsFrom(2, shapeSyntax)),
+	sub("resetstat", 2, Admin, cmdConfigResetStat, cmdDoc{"Reset the stats returned by INFO", "2.0.0", "server", ""}),
+	sub("rewrite", 2, Admin, cmdConfigRewrite, cmdDoc{"Rewrite the configuration file with the in memory configuration", "2.8.0", "server", ""}),
+	sub("help", 2, 0, cmdConfigHelp, cmdDoc{"Show helpful text about the different subcommands", "5.0.0", "server", ""}),
 }
 
 // CONFIG GET pattern [pattern ...]: a map of names to values; glob
@@ -49,9 +44,6 @@ func cmdConfigGet(c *Ctx, args [][]byte) error {
 
 // CONFIG SET name value [name value ...]: all or nothing, as in Redis 7.
 func cmdConfigSet(c *Ctx, args [][]byte) error {
-	if len(args)%2 != 0 {
-		return errSyntax
-	}
 	type change struct {
 		p     *configParam
 		arg   string // the name as the client spelled it, for errors

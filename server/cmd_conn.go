@@ -173,12 +173,20 @@ func cmdHello(c *Ctx, args [][]byte) error {
 
 // connectionCommands are the connection commands' rows.
 var connectionCommands = []Command{
-	cmd("ping", -1, Fast, 0, 0, 0, cmdPing),
-	cmd("echo", 2, Fast, 0, 0, 0, cmdEcho),
-	cmd("quit", -1, NoAuth|Fast, 0, 0, 0, cmdQuit),
-	cmd("select", 2, Fast, 0, 0, 0, cmdSelect),
-	cmd("auth", -2, NoAuth|Fast, 0, 0, 0, cmdAuth),
-	cmd("hello", -1, NoAuth|Fast, 0, 0, 0, cmdHello),
-	cmd("client", -2, 0, 0, 0, 0, cmdClient).withSubcommands(clientSubcommands),
-	cmd("command", -1, 0, 0, 0, 0, cmdCommand).withSubcommands(commandSubcommands),
+	cmd("ping", -1, Fast, 0, 0, 0, cmdPing).
+		doc("Ping the server", "1.0.0", "connection", "[message]"),
+	cmd("echo", 2, Fast, 0, 0, 0, cmdEcho).
+		doc("Echo the given string", "1.0.0", "connection", "message"),
+	cmd("quit", -1, NoAuth|Fast, 0, 0, 0, cmdQuit).
+		doc("Close the connection", "1.0.0", "connection", ""),
+	cmd("select", 2, Fast, 0, 0, 0, cmdSelect).
+		doc("Change the selected database for the current connection", "1.0.0", "connection", "index"),
+	cmd("auth", -2, NoAuth|Fast, 0, 0, 0, cmdAuth).
+		doc("Authenticate to the server", "1.0.0", "connection", "[username] password"),
+	cmd("hello", -1, NoAuth|Fast, 0, 0, 0, cmdHello).
+		doc("Handshake with the server", "6.0.0", "connection", "[protover [AUTH username password] [SETNAME clientname]]"),
+	cmd("client", -2, 0, 0, 0, 0, nil).withSubcommands(clientSubcommands).
+		doc("A container for client connection commands", "2.4.0", "connection", ""),
+	cmd("command", -1, 0, 0, 0, 0, cmdCommandAll).withSubcommands(commandSubcommands).
+		doc("Get array of command details", "2.8.13", "server", ""),
 }

@@ -8,18 +8,12 @@ import (
 
 // HSET key field value [field value ...]
 func cmdHSet(c *Ctx, args [][]byte) error {
-	if len(args)%2 != 0 {
-		return errWrongArity("hset")
-	}
 	n, err := c.DB.HSet(args[1], args[2:])
 	return replyInt(c, n, err)
 }
 
 // HMSET key field value [field value ...]
 func cmdHMSet(c *Ctx, args [][]byte) error {
-	if len(args)%2 != 0 {
-		return errWrongArity("hmset")
-	}
 	if _, err := c.DB.HSet(args[1], args[2:]); err != nil {
 		return err
 	}
@@ -180,20 +174,36 @@ func writeScanReply(c *Ctx, next uint64, items [][]byte) {
 }
 
 var hashCommands = []Command{
-	cmd("hset", -4, Write|Fast, 1, 1, 1, cmdHSet),
-	cmd("hmset", -4, Write|Fast, 1, 1, 1, cmdHMSet),
-	cmd("hsetnx", 4, Write|Fast, 1, 1, 1, cmdHSetNX),
-	cmd("hget", 3, ReadOnly|Fast, 1, 1, 1, cmdHGet),
-	cmd("hmget", -3, ReadOnly|Fast, 1, 1, 1, cmdHMGet),
-	cmd("hgetall", 2, ReadOnly, 1, 1, 1, cmdHGetAll),
-	cmd("hkeys", 2, ReadOnly, 1, 1, 1, cmdHKeys),
-	cmd("hvals", 2, ReadOnly, 1, 1, 1, cmdHVals),
-	cmd("hdel", -3, Write|Fast, 1, 1, 1, cmdHDel),
-	cmd("hlen", 2, ReadOnly|Fast, 1, 1, 1, cmdHLen),
-	cmd("hexists", 3, ReadOnly|Fast, 1, 1, 1, cmdHExists),
-	cmd("hstrlen", 3, ReadOnly|Fast, 1, 1, 1, cmdHStrLen),
-	cmd("hincrby", 4, Write|Fast, 1, 1, 1, cmdHIncrBy),
-	cmd("hincrbyfloat", 4, Write|Fast, 1, 1, 1, cmdHIncrByFloat),
-	cmd("hrandfield", -2, ReadOnly, 1, 1, 1, cmdHRandField),
-	cmd("hscan", -3, ReadOnly, 1, 1, 1, cmdHScan),
+	cmd("hset", -4, Write|Fast|Grouped, 1, 1, 1, cmdHSet).shaped(pairsFrom(2, shapeArity)).
+		doc("Set the string value of a hash field", "2.0.0", "hash", "key field value [field value ...]"),
+	cmd("hmset", -4, Write|Fast|Grouped, 1, 1, 1, cmdHMSet).shaped(pairsFrom(2, shapeArity)).
+		doc("Set multiple hash fields to multiple values", "2.0.0", "hash", "key field value [field value ...]"),
+	cmd("hsetnx", 4, Write|Fast|Grouped, 1, 1, 1, cmdHSetNX).
+		doc("Set the value of a hash field, only if the field does not exist", "2.0.0", "hash", "key field value"),
+	cmd("hget", 3, ReadOnly|Fast|Grouped, 1, 1, 1, cmdHGet).
+		doc("Get the value of a hash field", "2.0.0", "hash", "key field"),
+	cmd("hmget", -3, ReadOnly|Fast|Grouped, 1, 1, 1, cmdHMGet).
+		doc("Get the values of all the given hash fields", "2.0.0", "hash", "key field [field ...]"),
+	cmd("hgetall", 2, ReadOnly, 1, 1, 1, cmdHGetAll).
+		doc("Get all the fields and values in a hash", "2.0.0", "hash", "key"),
+	cmd("hkeys", 2, ReadOnly, 1, 1, 1, cmdHKeys).
+		doc("Get all the fields in a hash", "2.0.0", "hash", "key"),
+	cmd("hvals", 2, ReadOnly, 1, 1, 1, cmdHVals).
+		doc("Get all the values in a hash", "2.0.0", "hash", "key"),
+	cmd("hdel", -3, Write|Fast|Grouped, 1, 1, 1, cmdHDel).
+		doc("Delete one or more hash fields", "2.0.0", "hash", "key field [field ...]"),
+	cmd("hlen", 2, ReadOnly|Fast|Grouped, 1, 1, 1, cmdHLen).
+		doc("Get the number of fields in a hash", "2.0.0", "hash", "key"),
+	cmd("hexists", 3, ReadOnly|Fast|Grouped, 1, 1, 1, cmdHExists).
+		doc("Determine if a hash field exists", "2.0.0", "hash", "key field"),
+	cmd("hstrlen", 3, ReadOnly|Fast|Grouped, 1, 1, 1, cmdHStrLen).
+		doc("Get the length of the value of a hash field", "3.2.0", "hash", "key field"),
+	cmd("hincrby", 4, Write|Fast|Grouped, 1, 1, 1, cmdHIncrBy).
+		doc("Increment the integer value of a hash field by the given number", "2.0.0", "hash", "key field increment"),
+	cmd("hincrbyfloat", 4, Write|Fast|Grouped, 1, 1, 1, cmdHIncrByFloat).
+		doc("Increment the float value of a hash field by the given amount", "2.6.0", "hash", "key field increment"),
+	cmd("hrandfield", -2, ReadOnly, 1, 1, 1, cmdHRandField).
+		doc("Get one or multiple random fields from a hash", "6.2.0", "hash", "key [count [WITHVALUES]]"),
+	cmd("hscan", -3, ReadOnly, 1, 1, 1, cmdHScan).
+		doc("Incrementally iterate hash fields and associated values", "2.8.0", "hash", "key cursor [MATCH pattern] [COUNT count]"),
 }

@@ -222,23 +222,10 @@ func cmdRandomKey(c *Ctx, _ [][]byte) error {
 // objectSubcommands are OBJECT's. IDLETIME is missing: Shale keeps no
 // access clock, and a made-up idle time would mislead eviction tooling.
 var objectSubcommands = []Subcommand{
-	{"encoding", 3, ReadOnly, cmdObjectEncoding},
-	{"freq", 3, ReadOnly, cmdObjectFreq},
-	{"refcount", 3, ReadOnly, cmdObjectRefCount},
-	{"help", 2, 0, cmdObjectHelp},
-}
-
-// objectDocs are the docs of OBJECT's subcommands, in Redis's words.
-var objectDocs = map[string]cmdDoc{
-	"object|encoding": {"Inspect the internal encoding of a Redis object", "2.2.3", "generic", "key"},
-	"object|freq":     {"Get the logarithmic access frequency counter of a Redis object", "4.0.0", "generic", "key"},
-	"object|refcount": {"Get the number of references to the value of the key", "2.2.3", "generic", "key"},
-	"object|help":     {"Show helpful text about the different subcommands", "6.2.0", "generic", ""},
-}
-
-// OBJECT subcommand [arg ...]
-func cmdObject(c *Ctx, args [][]byte) error {
-	return runSubcommand(c, args, "object", objectSubcommands)
+	sub("encoding", 3, ReadOnly, cmdObjectEncoding, cmdDoc{"Inspect the internal encoding of a Redis object", "2.2.3", "generic", "key"}),
+	sub("freq", 3, ReadOnly, cmdObjectFreq, cmdDoc{"Get the logarithmic access frequency counter of a Redis object", "4.0.0", "generic", "key"}),
+	sub("refcount", 3, ReadOnly, cmdObjectRefCount, cmdDoc{"Get the number of references to the value of the key", "2.2.3", "generic", "key"}),
+	sub("help", 2, 0, cmdObjectHelp, cmdDoc{"Show helpful text about the different subcommands", "6.2.0", "generic", ""}),
 }
 
 // OBJECT ENCODING key
@@ -311,26 +298,48 @@ func cmdObjectHelp(c *Ctx, _ [][]byte) error {
 }
 
 var keyspaceCommands = []Command{
-	cmd("del", -2, Write, 1, -1, 1, cmdDel),
-	cmd("unlink", -2, Write|Fast, 1, -1, 1, cmdDel),
-	cmd("exists", -2, ReadOnly|Fast, 1, -1, 1, cmdExists),
-	cmd("touch", -2, ReadOnly|Fast, 1, -1, 1, cmdExists),
-	cmd("type", 2, ReadOnly|Fast, 1, 1, 1, cmdType),
-	cmd("expire", -3, Write|Fast, 1, 1, 1, cmdExpire),
-	cmd("pexpire", -3, Write|Fast, 1, 1, 1, cmdPExpire),
-	cmd("expireat", -3, Write|Fast, 1, 1, 1, cmdExpireAt),
-	cmd("pexpireat", -3, Write|Fast, 1, 1, 1, cmdPExpireAt),
-	cmd("ttl", 2, ReadOnly|Fast, 1, 1, 1, cmdTTL),
-	cmd("pttl", 2, ReadOnly|Fast, 1, 1, 1, cmdPTTL),
-	cmd("expiretime", 2, ReadOnly|Fast, 1, 1, 1, cmdExpireTime),
-	cmd("pexpiretime", 2, ReadOnly|Fast, 1, 1, 1, cmdPExpireTime),
-	cmd("persist", 2, Write|Fast, 1, 1, 1, cmdPersist),
-	cmd("rename", 3, Write, 1, 2, 1, cmdRename),
-	cmd("renamenx", 3, Write|Fast, 1, 2, 1, cmdRenameNX),
-	cmd("move", 3, Write|Fast, 1, 1, 1, cmdMove),
-	cmd("copy", -3, Write, 1, 2, 1, cmdCopy),
-	cmd("keys", 2, ReadOnly, 0, 0, 0, cmdKeys),
-	cmd("scan", -2, ReadOnly, 0, 0, 0, cmdScan),
-	cmd("randomkey", 1, ReadOnly, 0, 0, 0, cmdRandomKey),
-	cmd("object", -2, ReadOnly, 2, 2, 1, cmdObject).withSubcommands(objectSubcommands),
+	cmd("del", -2, Write|Grouped, 1, -1, 1, cmdDel).
+		doc("Delete a key", "1.0.0", "generic", "key [key ...]"),
+	cmd("unlink", -2, Write|Fast|Grouped, 1, -1, 1, cmdDel).
+		doc("Delete a key asynchronously in another thread. Otherwise it is just as DEL, but non blocking.", "4.0.0", "generic", "key [key ...]"),
+	cmd("exists", -2, ReadOnly|Fast|Grouped, 1, -1, 1, cmdExists).
+		doc("Determine if a key exists", "1.0.0", "generic", "key [key ...]"),
+	cmd("touch", -2, ReadOnly|Fast, 1, -1, 1, cmdExists).
+		doc("Alters the last access time of a key(s). Returns the number of existing keys specified.", "3.2.1", "generic", "key [key ...]"),
+	cmd("type", 2, ReadOnly|Fast|Grouped, 1, 1, 1, cmdType).
+		doc("Determine the type stored at key", "1.0.0", "generic", "key"),
+	cmd("expire", -3, Write|Fast|Grouped, 1, 1, 1, cmdExpire).
+		doc("Set a key's time to live in seconds", "1.0.0", "generic", "key seconds [NX|XX|GT|LT]"),
+	cmd("pexpire", -3, Write|Fast|Grouped, 1, 1, 1, cmdPExpire).
+		doc("Set a key's time to live in milliseconds", "2.6.0", "generic", "key milliseconds [NX|XX|GT|LT]"),
+	cmd("expireat", -3, Write|Fast, 1, 1, 1, cmdExpireAt).
+		doc("Set the expiration for a key as a UNIX timestamp", "1.2.0", "generic", "key unix-time-seconds [NX|XX|GT|LT]"),
+	cmd("pexpireat", -3, Write|Fast, 1, 1, 1, cmdPExpireAt).
+		doc("Set the expiration for a key as a UNIX timestamp specified in milliseconds", "2.6.0", "generic", "key unix-time-milliseconds [NX|XX|GT|LT]"),
+	cmd("ttl", 2, ReadOnly|Fast|Grouped, 1, 1, 1, cmdTTL).
+		doc("Get the time to live for a key in seconds", "1.0.0", "generic", "key"),
+	cmd("pttl", 2, ReadOnly|Fast|Grouped, 1, 1, 1, cmdPTTL).
+		doc("Get the time to live for a key in milliseconds", "2.6.0", "generic", "key"),
+	cmd("expiretime", 2, ReadOnly|Fast, 1, 1, 1, cmdExpireTime).
+		doc("Get the expiration Unix timestamp for a key", "7.0.0", "generic", "key"),
+	cmd("pexpiretime", 2, ReadOnly|Fast, 1, 1, 1, cmdPExpireTime).
+		doc("Get the expiration Unix timestamp for a key in milliseconds", "7.0.0", "generic", "key"),
+	cmd("persist", 2, Write|Fast|Grouped, 1, 1, 1, cmdPersist).
+		doc("Remove the expiration from a key", "2.2.0", "generic", "key"),
+	cmd("rename", 3, Write, 1, 2, 1, cmdRename).
+		doc("Rename a key", "1.0.0", "generic", "key newkey"),
+	cmd("renamenx", 3, Write|Fast, 1, 2, 1, cmdRenameNX).
+		doc("Rename a key, only if the new key does not exist", "1.0.0", "generic", "key newkey"),
+	cmd("move", 3, Write|Fast, 1, 1, 1, cmdMove).
+		doc("Move a key to another database", "1.0.0", "generic", "key db"),
+	cmd("copy", -3, Write, 1, 2, 1, cmdCopy).
+		doc("Copy a key", "6.2.0", "generic", "source destination [DB destination-db] [REPLACE]"),
+	cmd("keys", 2, ReadOnly, 0, 0, 0, cmdKeys).
+		doc("Find all keys matching the given pattern", "1.0.0", "generic", "pattern"),
+	cmd("scan", -2, ReadOnly, 0, 0, 0, cmdScan).
+		doc("Incrementally iterate the keys space", "2.8.0", "generic", "cursor [MATCH pattern] [COUNT count] [TYPE type]"),
+	cmd("randomkey", 1, ReadOnly, 0, 0, 0, cmdRandomKey).
+		doc("Return a random key from the keyspace", "1.0.0", "generic", ""),
+	cmd("object", -2, ReadOnly, 2, 2, 1, nil).withSubcommands(objectSubcommands).
+		doc("A container for object introspection commands", "2.2.3", "generic", "subcommand [arg ...]"),
 }

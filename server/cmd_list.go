@@ -30,11 +30,8 @@ func cmdRPushX(c *Ctx, args [][]byte) error { return pushCommand(c, args, c.DB.R
 // popCommand is LPOP and RPOP: key [count]. Without a count the reply is one
 // element or nil; with one it is an array, or a null array when the key is
 // missing.
-func popCommand(c *Ctx, args [][]byte, end types.ListEnd, name string) error {
+func popCommand(c *Ctx, args [][]byte, end types.ListEnd) error {
 	r := c.Reply()
-	if len(args) > 3 {
-		return errWrongArity(name)
-	}
 	if len(args) == 2 {
 		vals, ok, err := c.DB.LPop(args[1], 1, end)
 		if err != nil {
@@ -63,8 +60,8 @@ func popCommand(c *Ctx, args [][]byte, end types.ListEnd, name string) error {
 	return nil
 }
 
-func cmdLPop(c *Ctx, args [][]byte) error { return popCommand(c, args, types.Left, "lpop") }
-func cmdRPop(c *Ctx, args [][]byte) error { return popCommand(c, args, types.Right, "rpop") }
+func cmdLPop(c *Ctx, args [][]byte) error { return popCommand(c, args, types.Left) }
+func cmdRPop(c *Ctx, args [][]byte) error { return popCommand(c, args, types.Right) }
 
 // LLEN key
 func cmdLLen(c *Ctx, args [][]byte) error {
@@ -465,52 +462,48 @@ func cmdBLMPop(c *Ctx, args [][]byte) error {
 }
 
 var listCommands = []Command{
-	cmd("lpush", -3, Write|Fast, 1, 1, 1, cmdLPush),
-	cmd("rpush", -3, Write|Fast, 1, 1, 1, cmdRPush),
-	cmd("lpushx", -3, Write|Fast, 1, 1, 1, cmdLPushX),
-	cmd("rpushx", -3, Write|Fast, 1, 1, 1, cmdRPushX),
-	cmd("lpop", -2, Write|Fast, 1, 1, 1, cmdLPop),
-	cmd("rpop", -2, Write|Fast, 1, 1, 1, cmdRPop),
-	cmd("llen", 2, ReadOnly|Fast, 1, 1, 1, cmdLLen),
-	cmd("lrange", 4, ReadOnly, 1, 1, 1, cmdLRange),
-	cmd("lindex", 3, ReadOnly, 1, 1, 1, cmdLIndex),
-	cmd("lset", 4, Write, 1, 1, 1, cmdLSet),
-	cmd("linsert", 5, Write, 1, 1, 1, cmdLInsert),
-	cmd("lrem", 4, Write, 1, 1, 1, cmdLRem),
-	cmd("ltrim", 4, Write, 1, 1, 1, cmdLTrim),
-	cmd("lpos", -3, ReadOnly, 1, 1, 1, cmdLPos),
-	cmd("lmove", 5, Write, 1, 2, 1, cmdLMove),
-	cmd("rpoplpush", 3, Write, 1, 2, 1, cmdRPopLPush),
-	cmd("lmpop", -4, Write, 0, 0, 0, cmdLMPop),
-	cmd("blpop", -3, Write, 1, -2, 1, cmdBLPop),
-	cmd("brpop", -3, Write, 1, -2, 1, cmdBRPop),
-	cmd("blmove", 6, Write, 1, 2, 1, cmdBLMove),
-	cmd("brpoplpush", 4, Write, 1, 2, 1, cmdBRPopLPush),
-	cmd("blmpop", -5, Write, 0, 0, 0, cmdBLMPop),
-}
-
-// listDocs are the list commands' COMMAND DOCS.
-var listDocs = map[string]cmdDoc{
-	"lpush":      {"Prepend one or multiple elements to a list", "1.0.0", "list", "key element [element ...]"},
-	"rpush":      {"Append one or multiple elements to a list", "1.0.0", "list", "key element [element ...]"},
-	"lpushx":     {"Prepend an element to a list, only if the list exists", "2.2.0", "list", "key element [element ...]"},
-	"rpushx":     {"Append an element to a list, only if the list exists", "2.2.0", "list", "key element [element ...]"},
-	"lpop":       {"Remove and get the first elements in a list", "1.0.0", "list", "key [count]"},
-	"rpop":       {"Remove and get the last elements in a list", "1.0.0", "list", "key [count]"},
-	"llen":       {"Get the length of a list", "1.0.0", "list", "key"},
-	"lrange":     {"Get a range of elements from a list", "1.0.0", "list", "key start stop"},
-	"lindex":     {"Get an element from a list by its index", "1.0.0", "list", "key index"},
-	"lset":       {"Set the value of an element in a list by its index", "1.0.0", "list", "key index element"},
-	"linsert":    {"Insert an element before or after another element in a list", "2.2.0", "list", "key BEFORE|AFTER pivot element"},
-	"lrem":       {"Remove elements from a list", "1.0.0", "list", "key count element"},
-	"ltrim":      {"Trim a list to the specified range", "1.0.0", "list", "key start stop"},
-	"lpos":       {"Return the index of matching elements on a list", "6.0.6", "list", "key element [RANK rank] [COUNT num-matches] [MAXLEN len]"},
-	"lmove":      {"Pop an element from a list, push it to another list and return it", "6.2.0", "list", "source destination LEFT|RIGHT LEFT|RIGHT"},
-	"rpoplpush":  {"Remove the last element in a list, prepend it to another list and return it", "1.2.0", "list", "source destination"},
-	"lmpop":      {"Pop elements from a list", "7.0.0", "list", "numkeys key [key ...] LEFT|RIGHT [COUNT count]"},
-	"blpop":      {"Remove and get the first element in a list, or block until one is available", "2.0.0", "list", "key [key ...] timeout"},
-	"brpop":      {"Remove and get the last element in a list, or block until one is available", "2.0.0", "list", "key [key ...] timeout"},
-	"blmove":     {"Pop an element from a list, push it to another list and return it; or block until one is available", "6.2.0", "list", "source destination LEFT|RIGHT LEFT|RIGHT timeout"},
-	"brpoplpush": {"Pop an element from a list, push it to another list and return it; or block until one is available", "2.2.0", "list", "source destination timeout"},
-	"blmpop":     {"Pop elements from a list, or block until one is available", "7.0.0", "list", "timeout numkeys key [key ...] LEFT|RIGHT [COUNT count]"},
+	cmd("lpush", -3, Write|Fast|Grouped, 1, 1, 1, cmdLPush).
+		doc("Prepend one or multiple elements to a list", "1.0.0", "list", "key element [element ...]"),
+	cmd("rpush", -3, Write|Fast|Grouped, 1, 1, 1, cmdRPush).
+		doc("Append one or multiple elements to a list", "1.0.0", "list", "key element [element ...]"),
+	cmd("lpushx", -3, Write|Fast|Grouped, 1, 1, 1, cmdLPushX).
+		doc("Prepend an element to a list, only if the list exists", "2.2.0", "list", "key element [element ...]"),
+	cmd("rpushx", -3, Write|Fast|Grouped, 1, 1, 1, cmdRPushX).
+		doc("Append an element to a list, only if the list exists", "2.2.0", "list", "key element [element ...]"),
+	cmd("lpop", -2, Write|Fast|Grouped, 1, 1, 1, cmdLPop).shaped(atMost(3, shapeArity)).
+		doc("Remove and get the first elements in a list", "1.0.0", "list", "key [count]"),
+	cmd("rpop", -2, Write|Fast|Grouped, 1, 1, 1, cmdRPop).shaped(atMost(3, shapeArity)).
+		doc("Remove and get the last elements in a list", "1.0.0", "list", "key [count]"),
+	cmd("llen", 2, ReadOnly|Fast|Grouped, 1, 1, 1, cmdLLen).
+		doc("Get the length of a list", "1.0.0", "list", "key"),
+	cmd("lrange", 4, ReadOnly, 1, 1, 1, cmdLRange).
+		doc("Get a range of elements from a list", "1.0.0", "list", "key start stop"),
+	cmd("lindex", 3, ReadOnly|Grouped, 1, 1, 1, cmdLIndex).
+		doc("Get an element from a list by its index", "1.0.0", "list", "key index"),
+	cmd("lset", 4, Write, 1, 1, 1, cmdLSet).
+		doc("Set the value of an element in a list by its index", "1.0.0", "list", "key index element"),
+	cmd("linsert", 5, Write, 1, 1, 1, cmdLInsert).
+		doc("Insert an element before or after another element in a list", "2.2.0", "list", "key BEFORE|AFTER pivot element"),
+	cmd("lrem", 4, Write, 1, 1, 1, cmdLRem).
+		doc("Remove elements from a list", "1.0.0", "list", "key count element"),
+	cmd("ltrim", 4, Write, 1, 1, 1, cmdLTrim).
+		doc("Trim a list to the specified range", "1.0.0", "list", "key start stop"),
+	cmd("lpos", -3, ReadOnly, 1, 1, 1, cmdLPos).
+		doc("Return the index of matching elements on a list", "6.0.6", "list", "key element [RANK rank] [COUNT num-matches] [MAXLEN len]"),
+	cmd("lmove", 5, Write, 1, 2, 1, cmdLMove).
+		doc("Pop an element from a list, push it to another list and return it", "6.2.0", "list", "source destination LEFT|RIGHT LEFT|RIGHT"),
+	cmd("rpoplpush", 3, Write, 1, 2, 1, cmdRPopLPush).
+		doc("Remove the last element in a list, prepend it to another list and return it", "1.2.0", "list", "source destination"),
+	cmd("lmpop", -4, Write, 0, 0, 0, cmdLMPop).keysBy(numKeysAt(1)).
+		doc("Pop elements from a list", "7.0.0", "list", "numkeys key [key ...] LEFT|RIGHT [COUNT count]"),
+	cmd("blpop", -3, Write, 1, -2, 1, cmdBLPop).
+		doc("Remove and get the first element in a list, or block until one is available", "2.0.0", "list", "key [key ...] timeout"),
+	cmd("brpop", -3, Write, 1, -2, 1, cmdBRPop).
+		doc("Remove and get the last element in a list, or block until one is available", "2.0.0", "list", "key [key ...] timeout"),
+	cmd("blmove", 6, Write, 1, 2, 1, cmdBLMove).
+		doc("Pop an element from a list, push it to another list and return it; or block until one is available", "6.2.0", "list", "source destination LEFT|RIGHT LEFT|RIGHT timeout"),
+	cmd("brpoplpush", 4, Write, 1, 2, 1, cmdBRPopLPush).
+		doc("Pop an element from a list, push it to another list and return it; or block until one is available", "2.2.0", "list", "source destination timeout"),
+	cmd("blmpop", -5, Write, 0, 0, 0, cmdBLMPop).keysBy(numKeysAt(2)).
+		doc("Pop elements from a list, or block until one is available", "7.0.0", "list", "timeout numkeys key [key ...] LEFT|RIGHT [COUNT count]"),
 }

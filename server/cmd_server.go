@@ -110,30 +110,17 @@ func cmdShutdown(c *Ctx, args [][]byte) error {
 	return nil
 }
 
-// debugSubcommands are DEBUG's subcommands: Shale's own, for tests.
+// debugSubcommands are DEBUG's subcommands: Shale's own, for tests, and
+// only with server.enable_debug_command (the dispatcher checks it).
 var debugSubcommands = []Subcommand{
-	{"cf-records", 3, 0, cmdDebugCFRecords},
-	{"sst-bytes", 3, 0, cmdDebugSSTBytes},
-	{"uid", 3, 0, cmdDebugUID},
-	{"compact-cf", 3, 0, cmdDebugCompactCF},
-	{"reclaim", 2, 0, cmdDebugReclaim},
-	{"sleep", 3, 0, cmdDebugSleep},
-	{"panic", 3, 0, cmdDebugPanic},
-	{"help", 2, 0, cmdDebugHelp},
-}
-
-// DEBUG subcommand [arg ...], only with server.enable_debug_command.
-func cmdDebug(c *Ctx, args [][]byte) error {
-	if !c.Srv.config().Server.EnableDebugCommand {
-		return errDebugDisabled
-	}
-	name := lower(args[1])
-	for i := range debugSubcommands {
-		if sc := &debugSubcommands[i]; sc.Name == name && arityFits(sc.Arity, len(args)) {
-			return sc.Run(c, args)
-		}
-	}
-	return errSubcommandSyntax(args)
+	sub("cf-records", 3, 0, cmdDebugCFRecords, noDoc),
+	sub("sst-bytes", 3, 0, cmdDebugSSTBytes, noDoc),
+	sub("uid", 3, 0, cmdDebugUID, noDoc),
+	sub("compact-cf", 3, 0, cmdDebugCompactCF, noDoc),
+	sub("reclaim", 2, 0, cmdDebugReclaim, noDoc),
+	sub("sleep", 3, 0, cmdDebugSleep, noDoc),
+	sub("panic", 3, 0, cmdDebugPanic, noDoc),
+	sub("help", 2, 0, cmdDebugHelp, noDoc),
 }
 
 func parseCF(b []byte) (store.CF, error) {
@@ -275,15 +262,26 @@ func cmdMonitor(c *Ctx, _ [][]byte) error {
 
 // serverCommands are the server commands' rows.
 var serverCommands = []Command{
-	cmd("info", -1, 0, 0, 0, 0, cmdInfo),
-	cmd("dbsize", 1, ReadOnly|Fast, 0, 0, 0, cmdDBSize),
-	cmd("flushdb", -1, Write, 0, 0, 0, cmdFlushDB),
-	cmd("flushall", -1, Write, 0, 0, 0, cmdFlushAll),
-	cmd("time", 1, Fast, 0, 0, 0, cmdTime),
-	cmd("compact", 1, Admin, 0, 0, 0, cmdCompact),
-	cmd("shutdown", -1, Admin, 0, 0, 0, cmdShutdown),
-	cmd("debug", -2, Admin, 0, 0, 0, cmdDebug),
-	cmd("config", -2, 0, 0, 0, 0, cmdConfig).withSubcommands(configSubcommands),
-	cmd("slowlog", -2, 0, 0, 0, 0, cmdSlowlog).withSubcommands(slowlogSubcommands),
-	cmd("monitor", 1, Admin, 0, 0, 0, cmdMonitor),
+	cmd("info", -1, 0, 0, 0, 0, cmdInfo).
+		doc("Get information and statistics about the server", "1.0.0", "server", "[section [section ...]]"),
+	cmd("dbsize", 1, ReadOnly|Fast, 0, 0, 0, cmdDBSize).
+		doc("Return the number of keys in the selected database", "1.0.0", "server", ""),
+	cmd("flushdb", -1, Write, 0, 0, 0, cmdFlushDB).
+		doc("Remove all keys from the current database", "1.0.0", "server", "[ASYNC|SYNC]"),
+	cmd("flushall", -1, Write, 0, 0, 0, cmdFlushAll).
+		doc("Remove all keys from all databases", "1.0.0", "server", "[ASYNC|SYNC]"),
+	cmd("time", 1, Fast, 0, 0, 0, cmdTime).
+		doc("Return the current server time", "2.6.0", "server", ""),
+	cmd("compact", 1, Admin, 0, 0, 0, cmdCompact).
+		doc("Compact the whole database now, reclaiming the space of removed keys", "0.1.0", "server", ""),
+	cmd("shutdown", -1, Admin, 0, 0, 0, cmdShutdown).
+		doc("Flush the data to disk and shut down the server", "1.0.0", "server", "[NOSAVE|SAVE] [NOW] [FORCE] [ABORT]"),
+	cmd("debug", -2, Admin, 0, 0, 0, nil).withPrivateSubcommands(debugSubcommands).
+		doc("A container for debugging commands (needs server.enable_debug_command)", "1.0.0", "server", "subcommand [arg ...]"),
+	cmd("config", -2, 0, 0, 0, 0, nil).withSubcommands(configSubcommands).
+		doc("A container for server configuration commands", "2.0.0", "server", ""),
+	cmd("slowlog", -2, 0, 0, 0, 0, nil).withSubcommands(slowlogSubcommands).
+		doc("A container for slow log commands", "2.2.12", "server", ""),
+	cmd("monitor", 1, Admin, 0, 0, 0, cmdMonitor).
+		doc("Listen for all requests received by the server in real time", "1.0.0", "server", ""),
 }

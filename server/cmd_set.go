@@ -74,10 +74,7 @@ func cmdSMembers(c *Ctx, args [][]byte) error {
 
 // SPOP key [count]
 func cmdSPop(c *Ctx, args [][]byte) error {
-	switch {
-	case len(args) > 3:
-		return errSyntax
-	case len(args) == 2:
+	if len(args) == 2 {
 		items, err := c.DB.SPop(args[1], 1)
 		return replyFirstOrNull(c, items, err)
 	}
@@ -92,10 +89,7 @@ func cmdSPop(c *Ctx, args [][]byte) error {
 
 // SRANDMEMBER key [count]
 func cmdSRandMember(c *Ctx, args [][]byte) error {
-	switch {
-	case len(args) > 3:
-		return errSyntax
-	case len(args) == 2:
+	if len(args) == 2 {
 		items, err := c.DB.SRandMember(args[1], 1)
 		return replyFirstOrNull(c, items, err)
 	}
@@ -198,42 +192,38 @@ func cmdSScan(c *Ctx, args [][]byte) error {
 }
 
 var setCommands = []Command{
-	cmd("sadd", -3, Write|Fast, 1, 1, 1, cmdSAdd),
-	cmd("srem", -3, Write|Fast, 1, 1, 1, cmdSRem),
-	cmd("scard", 2, ReadOnly|Fast, 1, 1, 1, cmdSCard),
-	cmd("sismember", 3, ReadOnly|Fast, 1, 1, 1, cmdSIsMember),
-	cmd("smismember", -3, ReadOnly|Fast, 1, 1, 1, cmdSMIsMember),
-	cmd("smembers", 2, ReadOnly, 1, 1, 1, cmdSMembers),
-	cmd("spop", -2, Write|Fast, 1, 1, 1, cmdSPop),
-	cmd("srandmember", -2, ReadOnly, 1, 1, 1, cmdSRandMember),
-	cmd("smove", 4, Write|Fast, 1, 2, 1, cmdSMove),
-	cmd("sinter", -2, ReadOnly, 1, -1, 1, cmdSInter),
-	cmd("sintercard", -3, ReadOnly, 0, 0, 0, cmdSInterCard), // movable keys: numkeys says where they are
-	cmd("sinterstore", -3, Write, 1, -1, 1, cmdSInterStore),
-	cmd("sunion", -2, ReadOnly, 1, -1, 1, cmdSUnion),
-	cmd("sunionstore", -3, Write, 1, -1, 1, cmdSUnionStore),
-	cmd("sdiff", -2, ReadOnly, 1, -1, 1, cmdSDiff),
-	cmd("sdiffstore", -3, Write, 1, -1, 1, cmdSDiffStore),
-	cmd("sscan", -3, ReadOnly, 1, 1, 1, cmdSScan),
-}
-
-// setDocs are the set commands' COMMAND DOCS entries.
-var setDocs = map[string]cmdDoc{
-	"sadd":        {"Add one or more members to a set", "1.0.0", "set", "key member [member ...]"},
-	"srem":        {"Remove one or more members from a set", "1.0.0", "set", "key member [member ...]"},
-	"scard":       {"Get the number of members in a set", "1.0.0", "set", "key"},
-	"sismember":   {"Determine if a given value is a member of a set", "1.0.0", "set", "key member"},
-	"smismember":  {"Returns the membership associated with the given elements for a set", "6.2.0", "set", "key member [member ...]"},
-	"smembers":    {"Get all the members in a set", "1.0.0", "set", "key"},
-	"spop":        {"Remove and return one or multiple random members from a set", "1.0.0", "set", "key [count]"},
-	"srandmember": {"Get one or multiple random members from a set", "1.0.0", "set", "key [count]"},
-	"smove":       {"Move a member from one set to another", "1.0.0", "set", "source destination member"},
-	"sinter":      {"Intersect multiple sets", "1.0.0", "set", "key [key ...]"},
-	"sintercard":  {"Intersect multiple sets and return the cardinality of the result", "7.0.0", "set", "numkeys key [key ...] [LIMIT limit]"},
-	"sinterstore": {"Intersect multiple sets and store the resulting set in a key", "1.0.0", "set", "destination key [key ...]"},
-	"sunion":      {"Add multiple sets", "1.0.0", "set", "key [key ...]"},
-	"sunionstore": {"Add multiple sets and store the resulting set in a key", "1.0.0", "set", "destination key [key ...]"},
-	"sdiff":       {"Subtract multiple sets", "1.0.0", "set", "key [key ...]"},
-	"sdiffstore":  {"Subtract multiple sets and store the resulting set in a key", "1.0.0", "set", "destination key [key ...]"},
-	"sscan":       {"Incrementally iterate Set elements", "2.8.0", "set", "key cursor [MATCH pattern] [COUNT count]"},
+	cmd("sadd", -3, Write|Fast|Grouped, 1, 1, 1, cmdSAdd).
+		doc("Add one or more members to a set", "1.0.0", "set", "key member [member ...]"),
+	cmd("srem", -3, Write|Fast|Grouped, 1, 1, 1, cmdSRem).
+		doc("Remove one or more members from a set", "1.0.0", "set", "key member [member ...]"),
+	cmd("scard", 2, ReadOnly|Fast|Grouped, 1, 1, 1, cmdSCard).
+		doc("Get the number of members in a set", "1.0.0", "set", "key"),
+	cmd("sismember", 3, ReadOnly|Fast|Grouped, 1, 1, 1, cmdSIsMember).
+		doc("Determine if a given value is a member of a set", "1.0.0", "set", "key member"),
+	cmd("smismember", -3, ReadOnly|Fast|Grouped, 1, 1, 1, cmdSMIsMember).
+		doc("Returns the membership associated with the given elements for a set", "6.2.0", "set", "key member [member ...]"),
+	cmd("smembers", 2, ReadOnly, 1, 1, 1, cmdSMembers).
+		doc("Get all the members in a set", "1.0.0", "set", "key"),
+	cmd("spop", -2, Write|Fast, 1, 1, 1, cmdSPop).shaped(atMost(3, shapeSyntax)).
+		doc("Remove and return one or multiple random members from a set", "1.0.0", "set", "key [count]"),
+	cmd("srandmember", -2, ReadOnly, 1, 1, 1, cmdSRandMember).shaped(atMost(3, shapeSyntax)).
+		doc("Get one or multiple random members from a set", "1.0.0", "set", "key [count]"),
+	cmd("smove", 4, Write|Fast, 1, 2, 1, cmdSMove).
+		doc("Move a member from one set to another", "1.0.0", "set", "source destination member"),
+	cmd("sinter", -2, ReadOnly, 1, -1, 1, cmdSInter).
+		doc("Intersect multiple sets", "1.0.0", "set", "key [key ...]"),
+	cmd("sintercard", -3, ReadOnly, 0, 0, 0, cmdSInterCard).keysBy(numKeysAt(1)).
+		doc("Intersect multiple sets and return the cardinality of the result", "7.0.0", "set", "numkeys key [key ...] [LIMIT limit]"),
+	cmd("sinterstore", -3, Write, 1, -1, 1, cmdSInterStore).
+		doc("Intersect multiple sets and store the resulting set in a key", "1.0.0", "set", "destination key [key ...]"),
+	cmd("sunion", -2, ReadOnly, 1, -1, 1, cmdSUnion).
+		doc("Add multiple sets", "1.0.0", "set", "key [key ...]"),
+	cmd("sunionstore", -3, Write, 1, -1, 1, cmdSUnionStore).
+		doc("Add multiple sets and store the resulting set in a key", "1.0.0", "set", "destination key [key ...]"),
+	cmd("sdiff", -2, ReadOnly, 1, -1, 1, cmdSDiff).
+		doc("Subtract multiple sets", "1.0.0", "set", "key [key ...]"),
+	cmd("sdiffstore", -3, Write, 1, -1, 1, cmdSDiffStore).
+		doc("Subtract multiple sets and store the resulting set in a key", "1.0.0", "set", "destination key [key ...]"),
+	cmd("sscan", -3, ReadOnly, 1, 1, 1, cmdSScan).
+		doc("Incrementally iterate Set elements", "2.8.0", "set", "key cursor [MATCH pattern] [COUNT count]"),
 }

@@ -5,23 +5,15 @@ import "github.com/shaledb/shale/server/types"
 // SLOWLOG GET, LEN, RESET and HELP, over the slow log of slowlog.go.
 
 var slowlogSubcommands = []Subcommand{
-	{"get", -2, Admin, cmdSlowlogGet},
-	{"len", 2, Admin, cmdSlowlogLen},
-	{"reset", 2, Admin, cmdSlowlogReset},
-	{"help", 2, 0, cmdSlowlogHelp},
-}
-
-// SLOWLOG subcommand [arg ...]
-func cmdSlowlog(c *Ctx, args [][]byte) error {
-	return runSubcommand(c, args, "slowlog", slowlogSubcommands)
+	sub("get", -2, Admin, cmdSlowlogGet, cmdDoc{"Get the slow log's entries", "2.2.12", "server", "[count]"}).shaped(atMost(3, shapeSubcommandSyntax)),
+	sub("len", 2, Admin, cmdSlowlogLen, cmdDoc{"Get the slow log's length", "2.2.12", "server", ""}),
+	sub("reset", 2, Admin, cmdSlowlogReset, cmdDoc{"Clear all entries from the slow log", "2.2.12", "server", ""}),
+	sub("help", 2, 0, cmdSlowlogHelp, cmdDoc{"Show helpful text about the different subcommands", "6.2.0", "server", ""}),
 }
 
 // SLOWLOG GET [count]: the newest count entries (10 by default, -1: all).
 func cmdSlowlogGet(c *Ctx, args [][]byte) error {
 	r := c.Reply()
-	if len(args) > 3 {
-		return errSubcommandSyntax(args)
-	}
 	n := int64(10)
 	if len(args) == 3 {
 		v, ok := types.ParseInt(args[2])

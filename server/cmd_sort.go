@@ -57,11 +57,8 @@ func cmdSort(c *Ctx, args [][]byte) error   { return sortCommand(c, args, false)
 func cmdSortRO(c *Ctx, args [][]byte) error { return sortCommand(c, args, true) }
 
 var sortCommands = []Command{
-	cmd("sort", -2, Write, 1, 1, 1, cmdSort),
-	cmd("sort_ro", -2, ReadOnly, 1, 1, 1, cmdSortRO),
-}
-
-var sortDocs = map[string]cmdDoc{
-	"sort":    {"Sort the elements in a list, set or sorted set", "1.0.0", "generic", "key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC|DESC] [ALPHA] [STORE destination]"},
-	"sort_ro": {"Sort the elements in a list, set or sorted set. Read-only variant of SORT.", "7.0.0", "generic", "key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC|DESC] [ALPHA]"},
+	cmd("sort", -2, Write, 1, 1, 1, cmdSort).keysBy(sortKeys).
+		doc("Sort the elements in a list, set or sorted set", "1.0.0", "generic", "key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC|DESC] [ALPHA] [STORE destination]"),
+	cmd("sort_ro", -2, ReadOnly, 1, 1, 1, cmdSortRO).keysBy(sortKeys).
+		doc("Sort the elements in a list, set or sorted set. Read-only variant of SORT.", "7.0.0", "generic", "key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC|DESC] [ALPHA]"),
 }

@@ -98,9 +98,6 @@ func cmdMGet(c *Ctx, args [][]byte) error {
 
 // MSET key value [key value ...]
 func cmdMSet(c *Ctx, args [][]byte) error {
-	if len(args)%2 != 1 {
-		return errWrongArity("mset")
-	}
 	if _, err := c.DB.MSet(args[1:], types.Overwrite); err != nil {
 		return err
 	}
@@ -110,9 +107,6 @@ func cmdMSet(c *Ctx, args [][]byte) error {
 
 // MSETNX key value [key value ...]
 func cmdMSetNX(c *Ctx, args [][]byte) error {
-	if len(args)%2 != 1 {
-		return errWrongArity("msetnx")
-	}
 	done, err := c.DB.MSet(args[1:], types.WriteNothing)
 	return replyIntBool(c, done, err)
 }
@@ -260,25 +254,46 @@ func cmdIncrByFloat(c *Ctx, args [][]byte) error {
 }
 
 var stringCommands = []Command{
-	cmd("get", 2, ReadOnly|Fast, 1, 1, 1, cmdGet),
-	cmd("set", -3, Write, 1, 1, 1, cmdSet),
-	cmd("setnx", 3, Write|Fast, 1, 1, 1, cmdSetNX),
-	cmd("setex", 4, Write, 1, 1, 1, cmdSetEX),
-	cmd("psetex", 4, Write, 1, 1, 1, cmdPSetEX),
-	cmd("mget", -2, ReadOnly|Fast, 1, -1, 1, cmdMGet),
-	cmd("mset", -3, Write, 1, -1, 2, cmdMSet),
-	cmd("msetnx", -3, Write, 1, -1, 2, cmdMSetNX),
-	cmd("getset", 3, Write|Fast, 1, 1, 1, cmdGetSet),
-	cmd("getdel", 2, Write|Fast, 1, 1, 1, cmdGetDel),
-	cmd("getex", -2, Write|Fast, 1, 1, 1, cmdGetEx),
-	cmd("append", 3, Write|Fast, 1, 1, 1, cmdAppend),
-	cmd("strlen", 2, ReadOnly|Fast, 1, 1, 1, cmdStrLen),
-	cmd("getrange", 4, ReadOnly, 1, 1, 1, cmdGetRange),
-	cmd("substr", 4, ReadOnly, 1, 1, 1, cmdGetRange),
-	cmd("setrange", 4, Write, 1, 1, 1, cmdSetRange),
-	cmd("incr", 2, Write|Fast, 1, 1, 1, cmdIncr),
-	cmd("decr", 2, Write|Fast, 1, 1, 1, cmdDecr),
-	cmd("incrby", 3, Write|Fast, 1, 1, 1, cmdIncrBy),
-	cmd("decrby", 3, Write|Fast, 1, 1, 1, cmdDecrBy),
-	cmd("incrbyfloat", 3, Write|Fast, 1, 1, 1, cmdIncrByFloat),
+	cmd("get", 2, ReadOnly|Fast|Grouped, 1, 1, 1, cmdGet).
+		doc("Get the value of a key", "1.0.0", "string", "key"),
+	cmd("set", -3, Write|Grouped, 1, 1, 1, cmdSet).
+		doc("Set the string value of a key", "1.0.0", "string", "key value [NX|XX] [GET] [EX seconds|PX milliseconds|EXAT unix-time-seconds|PXAT unix-time-milliseconds|KEEPTTL]"),
+	cmd("setnx", 3, Write|Fast|Grouped, 1, 1, 1, cmdSetNX).
+		doc("Set the value of a key, only if the key does not exist", "1.0.0", "string", "key value"),
+	cmd("setex", 4, Write|Grouped, 1, 1, 1, cmdSetEX).
+		doc("Set the value and expiration of a key", "2.0.0", "string", "key seconds value"),
+	cmd("psetex", 4, Write|Grouped, 1, 1, 1, cmdPSetEX).
+		doc("Set the value and expiration in milliseconds of a key", "2.6.0", "string", "key milliseconds value"),
+	cmd("mget", -2, ReadOnly|Fast|Grouped, 1, -1, 1, cmdMGet).
+		doc("Get the values of all the given keys", "1.0.0", "string", "key [key ...]"),
+	cmd("mset", -3, Write|Grouped, 1, -1, 2, cmdMSet).shaped(pairsFrom(1, shapeArity)).
+		doc("Set multiple keys to multiple values", "1.0.1", "string", "key value [key value ...]"),
+	cmd("msetnx", -3, Write, 1, -1, 2, cmdMSetNX).shaped(pairsFrom(1, shapeArity)).
+		doc("Set multiple keys to multiple values, only if none of the keys exist", "1.0.1", "string", "key value [key value ...]"),
+	cmd("getset", 3, Write|Fast|Grouped, 1, 1, 1, cmdGetSet).
+		doc("Set the string value of a key and return its old value", "1.0.0", "string", "key value"),
+	cmd("getdel", 2, Write|Fast|Grouped, 1, 1, 1, cmdGetDel).
+		doc("Get the value of a key and delete the key", "6.2.0", "string", "key"),
+	cmd("getex", -2, Write|Fast, 1, 1, 1, cmdGetEx).
+		doc("Get the value of a key and optionally set its expiration", "6.2.0", "string", "key [EX seconds|PX milliseconds|EXAT unix-time-seconds|PXAT unix-time-milliseconds|PERSIST]"),
+	cmd("append", 3, Write|Fast|Grouped, 1, 1, 1, cmdAppend).
+		doc("Append a value to a key", "2.0.0", "string", "key value"),
+	cmd("strlen", 2, ReadOnly|Fast|Grouped, 1, 1, 1, cmdStrLen).
+		doc("Get the length of the value stored in a key", "2.2.0", "string", "key"),
+	cmd("getrange", 4, ReadOnly, 1, 1, 1, cmdGetRange).
+		doc("Get a substring of the string stored at a key", "2.4.0", "string", "key start end"),
+	cmd("substr", 4, ReadOnly, 1, 1, 1, cmdGetRange).
+		doc("Get a substring of the string stored at a key", "1.0.0", "string", "key start end"),
+	cmd("setrange", 4, Write, 1, 1, 1, cmdSetRange).
+		doc("Overwrite part of a string at key starting at the specified offset", "2.2.0", "string", "key offset value"),
+	cmd("incr", 2, Write|Fast|Grouped, 1, 1, 1, cmdIncr).
+		doc("Increment the integer value of a key by one", "1.0.0", "string", "key"),
+	cmd("decr", 2, Write|Fast|Grouped, 1, 1, 1, cmdDecr).
+		doc("Decrement the integer value of a key by one", "1.0.0", "string", "key"),
+	cmd("incrby", 3, Write|Fast|Grouped, 1, 1, 1, cmdIncrBy).
+		doc("Increment the integer value of a key by the given amount", "1.0.0", "string", "key increment"),
+	cmd("decrby", 3, Write|Fast|Grouped, 1, 1, 1, cmdDecrBy).
+		doc("Decrement the integer value of a key by the given number", "1.0.0", "string", "key decrement"),
+	cmd("incrbyfloat", 3, Write|Fast|Grouped, 1, 1, 1, cmdIncrByFloat).
+		doc("Increment the float value of a key by the given amount", "2.6.0", "string", "key increment"),
 }

@@ -386,9 +386,6 @@ func cmdZPopMin(c *Ctx, args [][]byte) error { return zpopGeneric(c, args, types
 func cmdZPopMax(c *Ctx, args [][]byte) error { return zpopGeneric(c, args, types.Highest) }
 
 func zpopGeneric(c *Ctx, args [][]byte, end types.ScoreEnd) error {
-	if len(args) > 3 {
-		return errSyntax
-	}
 	count := int64(1)
 	if len(args) == 3 {
 		n, ok := types.ParseInt(args[2])
@@ -715,78 +712,74 @@ func cmdBZMPop(c *Ctx, args [][]byte) error {
 }
 
 var zsetCommands = []Command{
-	cmd("zadd", -4, Write|Fast, 1, 1, 1, cmdZAdd),
-	cmd("zincrby", 4, Write|Fast, 1, 1, 1, cmdZIncrBy),
-	cmd("zscore", 3, ReadOnly|Fast, 1, 1, 1, cmdZScore),
-	cmd("zmscore", -3, ReadOnly|Fast, 1, 1, 1, cmdZMScore),
-	cmd("zcard", 2, ReadOnly|Fast, 1, 1, 1, cmdZCard),
-	cmd("zcount", 4, ReadOnly|Fast, 1, 1, 1, cmdZCount),
-	cmd("zlexcount", 4, ReadOnly|Fast, 1, 1, 1, cmdZLexCount),
-	cmd("zrange", -4, ReadOnly, 1, 1, 1, cmdZRange),
-	cmd("zrangestore", -5, Write, 1, 2, 1, cmdZRangeStore),
-	cmd("zrevrange", -4, ReadOnly, 1, 1, 1, cmdZRevRange),
-	cmd("zrangebyscore", -4, ReadOnly, 1, 1, 1, cmdZRangeByScore),
-	cmd("zrevrangebyscore", -4, ReadOnly, 1, 1, 1, cmdZRevRangeByScore),
-	cmd("zrangebylex", -4, ReadOnly, 1, 1, 1, cmdZRangeByLex),
-	cmd("zrevrangebylex", -4, ReadOnly, 1, 1, 1, cmdZRevRangeByLex),
-	cmd("zrank", 3, ReadOnly|Fast, 1, 1, 1, cmdZRank),
-	cmd("zrevrank", 3, ReadOnly|Fast, 1, 1, 1, cmdZRevRank),
-	cmd("zrem", -3, Write|Fast, 1, 1, 1, cmdZRem),
-	cmd("zremrangebyrank", 4, Write, 1, 1, 1, cmdZRemRangeByRank),
-	cmd("zremrangebyscore", 4, Write, 1, 1, 1, cmdZRemRangeByScore),
-	cmd("zremrangebylex", 4, Write, 1, 1, 1, cmdZRemRangeByLex),
-	cmd("zpopmin", -2, Write|Fast, 1, 1, 1, cmdZPopMin),
-	cmd("zpopmax", -2, Write|Fast, 1, 1, 1, cmdZPopMax),
-	cmd("zmpop", -4, Write, 0, 0, 0, cmdZMPop),
-	cmd("zrandmember", -2, ReadOnly, 1, 1, 1, cmdZRandMember),
-	cmd("zunion", -3, ReadOnly, 0, 0, 0, cmdZUnion),
-	cmd("zinter", -3, ReadOnly, 0, 0, 0, cmdZInter),
-	cmd("zdiff", -3, ReadOnly, 0, 0, 0, cmdZDiff),
-	cmd("zunionstore", -4, Write, 1, 1, 1, cmdZUnionStore),
-	cmd("zinterstore", -4, Write, 1, 1, 1, cmdZInterStore),
-	cmd("zdiffstore", -4, Write, 1, 1, 1, cmdZDiffStore),
-	cmd("zintercard", -3, ReadOnly, 0, 0, 0, cmdZInterCard),
-	cmd("zscan", -3, ReadOnly, 1, 1, 1, cmdZScan),
-	cmd("bzpopmin", -3, Write|Fast, 1, -2, 1, cmdBZPopMin),
-	cmd("bzpopmax", -3, Write|Fast, 1, -2, 1, cmdBZPopMax),
-	cmd("bzmpop", -5, Write, 0, 0, 0, cmdBZMPop),
-}
-
-// zsetDocs are the sorted-set commands' COMMAND DOCS entries.
-var zsetDocs = map[string]cmdDoc{
-	"zadd":             {"Add one or more members to a sorted set, or update its score if it already exists", "1.2.0", "sorted-set", "key [NX|XX] [GT|LT] [CH] [INCR] score member [score member ...]"},
-	"zincrby":          {"Increment the score of a member in a sorted set", "1.2.0", "sorted-set", "key increment member"},
-	"zscore":           {"Get the score associated with the given member in a sorted set", "1.2.0", "sorted-set", "key member"},
-	"zmscore":          {"Get the score associated with the given members in a sorted set", "6.2.0", "sorted-set", "key member [member ...]"},
-	"zcard":            {"Get the number of members in a sorted set", "1.2.0", "sorted-set", "key"},
-	"zcount":           {"Count the members in a sorted set with scores within the given values", "2.0.0", "sorted-set", "key min max"},
-	"zlexcount":        {"Count the number of members in a sorted set between a given lexicographical range", "2.8.9", "sorted-set", "key min max"},
-	"zrange":           {"Return a range of members in a sorted set", "1.2.0", "sorted-set", "key start stop [BYSCORE|BYLEX] [REV] [LIMIT offset count] [WITHSCORES]"},
-	"zrangestore":      {"Store a range of members from sorted set into another key", "6.2.0", "sorted-set", "dst src min max [BYSCORE|BYLEX] [REV] [LIMIT offset count]"},
-	"zrevrange":        {"Return a range of members in a sorted set, by index, with scores ordered from high to low", "1.2.0", "sorted-set", "key start stop [WITHSCORES]"},
-	"zrangebyscore":    {"Return a range of members in a sorted set, by score", "1.0.5", "sorted-set", "key min max [WITHSCORES] [LIMIT offset count]"},
-	"zrevrangebyscore": {"Return a range of members in a sorted set, by score, with scores ordered from high to low", "2.2.0", "sorted-set", "key max min [WITHSCORES] [LIMIT offset count]"},
-	"zrangebylex":      {"Return a range of members in a sorted set, by lexicographical range", "2.8.9", "sorted-set", "key min max [LIMIT offset count]"},
-	"zrevrangebylex":   {"Return a range of members in a sorted set, by lexicographical range, ordered from higher to lower strings.", "2.8.9", "sorted-set", "key max min [LIMIT offset count]"},
-	"zrank":            {"Determine the index of a member in a sorted set", "2.0.0", "sorted-set", "key member"},
-	"zrevrank":         {"Determine the index of a member in a sorted set, with scores ordered from high to low", "2.0.0", "sorted-set", "key member"},
-	"zrem":             {"Remove one or more members from a sorted set", "1.2.0", "sorted-set", "key member [member ...]"},
-	"zremrangebyrank":  {"Remove all members in a sorted set within the given indexes", "2.0.0", "sorted-set", "key start stop"},
-	"zremrangebyscore": {"Remove all members in a sorted set within the given scores", "1.2.0", "sorted-set", "key min max"},
-	"zremrangebylex":   {"Remove all members in a sorted set between the given lexicographical range", "2.8.9", "sorted-set", "key min max"},
-	"zpopmin":          {"Remove and return members with the lowest scores in a sorted set", "5.0.0", "sorted-set", "key [count]"},
-	"zpopmax":          {"Remove and return members with the highest scores in a sorted set", "5.0.0", "sorted-set", "key [count]"},
-	"zmpop":            {"Remove and return members with scores in a sorted set", "7.0.0", "sorted-set", "numkeys key [key ...] MIN|MAX [COUNT count]"},
-	"zrandmember":      {"Get one or multiple random elements from a sorted set", "6.2.0", "sorted-set", "key [count [WITHSCORES]]"},
-	"zunion":           {"Add multiple sorted sets", "6.2.0", "sorted-set", "numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM|MIN|MAX] [WITHSCORES]"},
-	"zinter":           {"Intersect multiple sorted sets", "6.2.0", "sorted-set", "numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM|MIN|MAX] [WITHSCORES]"},
-	"zdiff":            {"Subtract multiple sorted sets", "6.2.0", "sorted-set", "numkeys key [key ...] [WITHSCORES]"},
-	"zunionstore":      {"Add multiple sorted sets and store the resulting sorted set in a new key", "2.0.0", "sorted-set", "destination numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM|MIN|MAX]"},
-	"zinterstore":      {"Intersect multiple sorted sets and store the resulting sorted set in a new key", "2.0.0", "sorted-set", "destination numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM|MIN|MAX]"},
-	"zdiffstore":       {"Subtract multiple sorted sets and store the resulting sorted set in a new key", "6.2.0", "sorted-set", "destination numkeys key [key ...]"},
-	"zintercard":       {"Intersect multiple sorted sets and return the cardinality of the result", "7.0.0", "sorted-set", "numkeys key [key ...] [LIMIT limit]"},
-	"zscan":            {"Incrementally iterate sorted sets elements and associated scores", "2.8.0", "sorted-set", "key cursor [MATCH pattern] [COUNT count]"},
-	"bzpopmin":         {"Remove and return the member with the lowest score from one or more sorted sets, or block until one is available", "5.0.0", "sorted-set", "key [key ...] timeout"},
-	"bzpopmax":         {"Remove and return the member with the highest score from one or more sorted sets, or block until one is available", "5.0.0", "sorted-set", "key [key ...] timeout"},
-	"bzmpop":           {"Remove and return members with scores in a sorted set or block until one is available", "7.0.0", "sorted-set", "timeout numkeys key [key ...] MIN|MAX [COUNT count]"},
+	cmd("zadd", -4, Write|Fast|Grouped, 1, 1, 1, cmdZAdd).
+		doc("Add one or more members to a sorted set, or update its score if it already exists", "1.2.0", "sorted-set", "key [NX|XX] [GT|LT] [CH] [INCR] score member [score member ...]"),
+	cmd("zincrby", 4, Write|Fast|Grouped, 1, 1, 1, cmdZIncrBy).
+		doc("Increment the score of a member in a sorted set", "1.2.0", "sorted-set", "key increment member"),
+	cmd("zscore", 3, ReadOnly|Fast|Grouped, 1, 1, 1, cmdZScore).
+		doc("Get the score associated with the given member in a sorted set", "1.2.0", "sorted-set", "key member"),
+	cmd("zmscore", -3, ReadOnly|Fast|Grouped, 1, 1, 1, cmdZMScore).
+		doc("Get the score associated with the given members in a sorted set", "6.2.0", "sorted-set", "key member [member ...]"),
+	cmd("zcard", 2, ReadOnly|Fast|Grouped, 1, 1, 1, cmdZCard).
+		doc("Get the number of members in a sorted set", "1.2.0", "sorted-set", "key"),
+	cmd("zcount", 4, ReadOnly|Fast, 1, 1, 1, cmdZCount).
+		doc("Count the members in a sorted set with scores within the given values", "2.0.0", "sorted-set", "key min max"),
+	cmd("zlexcount", 4, ReadOnly|Fast, 1, 1, 1, cmdZLexCount).
+		doc("Count the number of members in a sorted set between a given lexicographical range", "2.8.9", "sorted-set", "key min max"),
+	cmd("zrange", -4, ReadOnly, 1, 1, 1, cmdZRange).
+		doc("Return a range of members in a sorted set", "1.2.0", "sorted-set", "key start stop [BYSCORE|BYLEX] [REV] [LIMIT offset count] [WITHSCORES]"),
+	cmd("zrangestore", -5, Write, 1, 2, 1, cmdZRangeStore).
+		doc("Store a range of members from sorted set into another key", "6.2.0", "sorted-set", "dst src min max [BYSCORE|BYLEX] [REV] [LIMIT offset count]"),
+	cmd("zrevrange", -4, ReadOnly, 1, 1, 1, cmdZRevRange).
+		doc("Return a range of members in a sorted set, by index, with scores ordered from high to low", "1.2.0", "sorted-set", "key start stop [WITHSCORES]"),
+	cmd("zrangebyscore", -4, ReadOnly, 1, 1, 1, cmdZRangeByScore).
+		doc("Return a range of members in a sorted set, by score", "1.0.5", "sorted-set", "key min max [WITHSCORES] [LIMIT offset count]"),
+	cmd("zrevrangebyscore", -4, ReadOnly, 1, 1, 1, cmdZRevRangeByScore).
+		doc("Return a range of members in a sorted set, by score, with scores ordered from high to low", "2.2.0", "sorted-set", "key max min [WITHSCORES] [LIMIT offset count]"),
+	cmd("zrangebylex", -4, ReadOnly, 1, 1, 1, cmdZRangeByLex).
+		doc("Return a range of members in a sorted set, by lexicographical range", "2.8.9", "sorted-set", "key min max [LIMIT offset count]"),
+	cmd("zrevrangebylex", -4, ReadOnly, 1, 1, 1, cmdZRevRangeByLex).
+		doc("Return a range of members in a sorted set, by lexicographical range, ordered from higher to lower strings.", "2.8.9", "sorted-set", "key max min [LIMIT offset count]"),
+	cmd("zrank", 3, ReadOnly|Fast, 1, 1, 1, cmdZRank).
+		doc("Determine the index of a member in a sorted set", "2.0.0", "sorted-set", "key member"),
+	cmd("zrevrank", 3, ReadOnly|Fast, 1, 1, 1, cmdZRevRank).
+		doc("Determine the index of a member in a sorted set, with scores ordered from high to low", "2.0.0", "sorted-set", "key member"),
+	cmd("zrem", -3, Write|Fast|Grouped, 1, 1, 1, cmdZRem).
+		doc("Remove one or more members from a sorted set", "1.2.0", "sorted-set", "key member [member ...]"),
+	cmd("zremrangebyrank", 4, Write, 1, 1, 1, cmdZRemRangeByRank).
+		doc("Remove all members in a sorted set within the given indexes", "2.0.0", "sorted-set", "key start stop"),
+	cmd("zremrangebyscore", 4, Write, 1, 1, 1, cmdZRemRangeByScore).
+		doc("Remove all members in a sorted set within the given scores", "1.2.0", "sorted-set", "key min max"),
+	cmd("zremrangebylex", 4, Write, 1, 1, 1, cmdZRemRangeByLex).
+		doc("Remove all members in a sorted set between the given lexicographical range", "2.8.9", "sorted-set", "key min max"),
+	cmd("zpopmin", -2, Write|Fast, 1, 1, 1, cmdZPopMin).shaped(atMost(3, shapeSyntax)).
+		doc("Remove and return members with the lowest scores in a sorted set", "5.0.0", "sorted-set", "key [count]"),
+	cmd("zpopmax", -2, Write|Fast, 1, 1, 1, cmdZPopMax).shaped(atMost(3, shapeSyntax)).
+		doc("Remove and return members with the highest scores in a sorted set", "5.0.0", "sorted-set", "key [count]"),
+	cmd("zmpop", -4, Write, 0, 0, 0, cmdZMPop).keysBy(numKeysAt(1)).
+		doc("Remove and return members with scores in a sorted set", "7.0.0", "sorted-set", "numkeys key [key ...] MIN|MAX [COUNT count]"),
+	cmd("zrandmember", -2, ReadOnly, 1, 1, 1, cmdZRandMember).
+		doc("Get one or multiple random elements from a sorted set", "6.2.0", "sorted-set", "key [count [WITHSCORES]]"),
+	cmd("zunion", -3, ReadOnly, 0, 0, 0, cmdZUnion).keysBy(numKeysAt(1)).
+		doc("Add multiple sorted sets", "6.2.0", "sorted-set", "numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM|MIN|MAX] [WITHSCORES]"),
+	cmd("zinter", -3, ReadOnly, 0, 0, 0, cmdZInter).keysBy(numKeysAt(1)).
+		doc("Intersect multiple sorted sets", "6.2.0", "sorted-set", "numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM|MIN|MAX] [WITHSCORES]"),
+	cmd("zdiff", -3, ReadOnly, 0, 0, 0, cmdZDiff).keysBy(numKeysAt(1)).
+		doc("Subtract multiple sorted sets", "6.2.0", "sorted-set", "numkeys key [key ...] [WITHSCORES]"),
+	cmd("zunionstore", -4, Write, 1, 1, 1, cmdZUnionStore).keysBy(destThenNumKeys).
+		doc("Add multiple sorted sets and store the resulting sorted set in a new key", "2.0.0", "sorted-set", "destination numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM|MIN|MAX]"),
+	cmd("zinterstore", -4, Write, 1, 1, 1, cmdZInterStore).keysBy(destThenNumKeys).
+		doc("Intersect multiple sorted sets and store the resulting sorted set in a new key", "2.0.0", "sorted-set", "destination numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM|MIN|MAX]"),
+	cmd("zdiffstore", -4, Write, 1, 1, 1, cmdZDiffStore).keysBy(destThenNumKeys).
+		doc("Subtract multiple sorted sets and store the resulting sorted set in a new key", "6.2.0", "sorted-set", "destination numkeys key [key ...]"),
+	cmd("zintercard", -3, ReadOnly, 0, 0, 0, cmdZInterCard).keysBy(numKeysAt(1)).
+		doc("Intersect multiple sorted sets and return the cardinality of the result", "7.0.0", "sorted-set", "numkeys key [key ...] [LIMIT limit]"),
+	cmd("zscan", -3, ReadOnly, 1, 1, 1, cmdZScan).
+		doc("Incrementally iterate sorted sets elements and associated scores", "2.8.0", "sorted-set", "key cursor [MATCH pattern] [COUNT count]"),
+	cmd("bzpopmin", -3, Write|Fast, 1, -2, 1, cmdBZPopMin).
+		doc("Remove and return the member with the lowest score from one or more sorted sets, or block until one is available", "5.0.0", "sorted-set", "key [key ...] timeout"),
+	cmd("bzpopmax", -3, Write|Fast, 1, -2, 1, cmdBZPopMax).
+		doc("Remove and return the member with the highest score from one or more sorted sets, or block until one is available", "5.0.0", "sorted-set", "key [key ...] timeout"),
+	cmd("bzmpop", -5, Write, 0, 0, 0, cmdBZMPop).keysBy(numKeysAt(2)).
+		doc("Remove and return members with scores in a sorted set or block until one is available", "7.0.0", "sorted-set", "timeout numkeys key [key ...] MIN|MAX [COUNT count]"),
 }

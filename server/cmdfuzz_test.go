@@ -84,11 +84,11 @@ type fuzzCmd struct {
 // fuzzCommands lists what the fuzzer runs, from the table.
 func fuzzCommands(t commandTable) []fuzzCmd {
 	var out []fuzzCmd
-	add := func(name string, prefix []string, arity int, row *Command) {
+	add := func(name string, prefix []string, arity int, row *Command, doc cmdDoc) {
 		if _, skip := fuzzSkipped[name]; skip {
 			return
 		}
-		fc := fuzzCmd{name: name, prefix: prefix, arity: arity, words: optionWords(name)}
+		fc := fuzzCmd{name: name, prefix: prefix, arity: arity, words: optionWords(name, doc)}
 		if len(prefix) == 1 {
 			fc.first, fc.last, fc.step = row.FirstKey, row.LastKey, row.Step
 		}
@@ -96,13 +96,9 @@ func fuzzCommands(t commandTable) []fuzzCmd {
 	}
 	for _, name := range t.sortedNames() {
 		row := t[name]
-		add(name, []string{name}, row.Arity, row)
-		subs := row.Subcommands
-		if name == "debug" {
-			subs = debugSubcommands
-		}
-		for _, sc := range subs {
-			add(name+"|"+sc.Name, []string{name, sc.Name}, sc.Arity, row)
+		add(name, []string{name}, row.Arity, row, row.Doc)
+		for _, sc := range row.Subcommands {
+			add(name+"|"+sc.Name, []string{name, sc.Name}, sc.Arity, row, sc.Doc)
 		}
 	}
 	return out
@@ -112,8 +108,8 @@ var docWord = regexp.MustCompile(`[A-Z][A-Z0-9_-]+`)
 
 // optionWords are the upper-case words of a command's doc syntax (EX, NX,
 // WITHSCORES, LIMIT...), with CONFIG's parameter names for CONFIG.
-func optionWords(name string) []string {
-	words := docWord.FindAllString(docs[name].args, -1)
+func optionWords(name string, doc cmdDoc) []string {
+	words := docWord.FindAllString(doc.args, -1)
 	if strings.HasPrefix(name, "config") {
 		for _, p := range configParams {
 			// A relative backup dir would make BGSAVE write into the

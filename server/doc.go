@@ -8,8 +8,10 @@
 // bytes before redcon parses them, it is the only package that knows RESP.
 //
 // Invariants:
-//   - Handlers never check arity and never write errors: the dispatcher does
-//     both, from the table and from the returned error.
+//   - A command is its table row and its handler. Handlers never check
+//     arity or argument shape and never write errors: the dispatcher does
+//     both, from the row (arity, Shape, the subcommand it resolves) and from
+//     the returned error.
 //   - A handler either writes exactly one reply and returns nil, or writes
 //     nothing and returns an error.
 //   - Replies go through Reply (reply.go), which names their shape (Map,

@@ -12,26 +12,6 @@ import (
 // say where the keys are.
 type keyFinder func(args [][]byte) []int
 
-// movableKeys are the commands whose keys a fixed first/last/step range
-// cannot describe; COMMAND INFO flags them movablekeys and COMMAND GETKEYS
-// asks them where the keys are. Their table rows keep Redis's legacy range.
-var movableKeys = map[string]keyFinder{
-	"sintercard":  numKeysAt(1),
-	"zunion":      numKeysAt(1),
-	"zinter":      numKeysAt(1),
-	"zdiff":       numKeysAt(1),
-	"zintercard":  numKeysAt(1),
-	"lmpop":       numKeysAt(1),
-	"zmpop":       numKeysAt(1),
-	"blmpop":      numKeysAt(2),
-	"bzmpop":      numKeysAt(2),
-	"zunionstore": destThenNumKeys,
-	"zinterstore": destThenNumKeys,
-	"zdiffstore":  destThenNumKeys,
-	"sort":        sortKeys,
-	"sort_ro":     sortKeys,
-}
-
 // numKeysAt finds "numkeys key [key ...]" with numkeys at index i.
 func numKeysAt(i int) keyFinder {
 	return func(args [][]byte) []int {
@@ -157,7 +137,7 @@ func atoi(b []byte) int {
 // keyPositions returns the positions of the keys in args for cmd: from its
 // key finder for movable-keys commands, else from its first/last/step range.
 func keyPositions(cmd *Command, args [][]byte) []int {
-	if find := movableKeys[cmd.Name]; find != nil {
+	if find := cmd.Keys; find != nil {
 		return find(args)
 	}
 	if cmd.FirstKey == 0 {

@@ -6,15 +6,6 @@ import (
 	"testing"
 )
 
-func TestMovableKeysNameCommands(t *testing.T) {
-	table := buildTable(allCommands())
-	for name := range movableKeys {
-		if table[name] == nil {
-			t.Errorf("movableKeys names %q, which is not in the command table", name)
-		}
-	}
-}
-
 func TestKeyPositions(t *testing.T) {
 	table := buildTable(allCommands())
 	for _, tc := range []struct {

@@ -52,7 +52,7 @@ func (s *Server) recoverCommand(c *Client, conn redcon.Conn, args [][]byte, r an
 		c.pipe.wr.SetBuffer(c.pipe.wr.Buffer()[:mark])
 	}
 	if cmd != nil {
-		s.observe(&c.ctx, cmd, args, 0, errInternal)
+		s.observe(&c.ctx, cmd, cmd.subcommandIndex(args), args, 0, errInternal)
 	}
 	s.replyError(conn, errInternal)
 	conn.ReadPipeline() // the commands pipelined after it never run

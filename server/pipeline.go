@@ -160,34 +160,3 @@ func (s *Server) rewriteReplies(p *pipelineGroup, text string) {
 	p.wr.SetBuffer(out)
 	p.replies = p.replies[:0]
 }
-
-// groupedCommands may join a pipeline group: each touches nothing but the
-// keys its table row names, through one lock and one write, and signals
-// blocked clients only through Ctx.signalKeyReady. Adding a command here
-// needs a row in TestPipelineGroupedCommands, which the invariants build
-// fails if the command locks a key its row does not name.
-var groupedCommands = []string{
-	"get", "set", "setnx", "setex", "psetex", "getset", "getdel", "mget", "mset",
-	"incr", "decr", "incrby", "decrby", "incrbyfloat", "append", "strlen",
-	"hset", "hmset", "hsetnx", "hget", "hmget", "hdel", "hlen", "hexists", "hstrlen", "hincrby", "hincrbyfloat",
-	"lpush", "rpush", "lpushx", "rpushx", "lpop", "rpop", "llen", "lindex",
-	"sadd", "srem", "scard", "sismember", "smismember",
-	"zadd", "zincrby", "zscore", "zmscore", "zcard", "zrem",
-	"del", "unlink", "exists", "type", "expire", "pexpire", "ttl", "pttl", "persist",
-}
-
-// markGrouped sets the Grouped flag on the rows of groupedCommands.
-func markGrouped(all []Command) {
-	for _, name := range groupedCommands {
-		found := false
-		for i := range all {
-			if all[i].Name == name {
-				all[i].Flags |= Grouped
-				found = true
-			}
-		}
-		if !found {
-			panic("server: grouped command " + name + " is not in the table")
-		}
-	}
-}

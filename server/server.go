@@ -314,31 +314,50 @@ func (s *Server) dispatch(c *Client, conn redcon.Conn, args [][]byte) {
 	}
 	name := cmd.Name
 	c.setLastCmd(name)
-	// Redis's order: unknown command, then arity, then authentication.
+	// Redis's order: unknown command, then arity (the subcommand's too),
+	// then DEBUG's switch, then authentication.
 	if !cmd.arityOK(len(args)) {
 		s.rejectCommand(conn, cmd, errWrongArity(cmd.Name))
 		return
 	}
+	run, shape, shapeName, sub := cmd.Run, cmd.Shape, name, -1
 	if cmd.Subcommands != nil && len(args) > 1 {
-		// Redis resolves a container's subcommand and checks its arity
-		// before authentication too.
-		if err, known := checkSubcommand(cmd, args); err != "" {
-			if known >= 0 && cmd.stats != nil {
+		sub = cmd.subcommandIndex(args)
+		switch {
+		case sub >= 0 && arityFits(cmd.Subcommands[sub].Arity, len(args)):
+			sc := &cmd.Subcommands[sub]
+			run, shape = sc.Run, sc.Shape
+			if shape != (Shape{}) {
+				shapeName = cmd.Name + "|" + sc.Name
+			}
+		case cmd.PrivateSubcommands:
+			// Redis runs DEBUG, which fails: after authentication, and
+			// counted as a failed call.
+			run = failWith(cmd.subcommandError(args, sub))
+		default:
+			if sub >= 0 && cmd.stats != nil {
 				// A known subcommand with the wrong arity is a rejected
 				// call of it, in INFO commandstats as in Redis.
-				cmd.stats.subs[known].rejected.Add(1)
+				cmd.stats.subs[sub].rejected.Add(1)
 			}
-			s.replyError(conn, err)
+			s.replyError(conn, cmd.subcommandError(args, sub))
 			return
 		}
 	}
-	if !c.isAuthed() && cmd.Flags&NoAuth == 0 {
-		if name == "debug" && !s.config().Server.EnableDebugCommand {
-			s.rejectCommand(conn, cmd, errDebugDisabled) // Redis checks this first
-		} else {
-			s.rejectCommand(conn, cmd, errNoAuth)
-		}
+	if name == "debug" && !s.config().Server.EnableDebugCommand {
+		s.rejectCommand(conn, cmd, errDebugDisabled)
 		return
+	}
+	if !c.isAuthed() && cmd.Flags&NoAuth == 0 {
+		s.rejectCommand(conn, cmd, errNoAuth)
+		return
+	}
+	if err := shape.check(shapeName, args); err != "" {
+		run = failWith(err)
+	}
+	if sub >= 0 && !cmd.PrivateSubcommands {
+		// CLIENT LIST shows "container|sub", as in Redis.
+		c.setLastCmd(cmd.stats.subs[sub].name)
 	}
 	if s.pause.active.Load() {
 		s.commitGroup(c, conn) // never wait with the group's locks held
@@ -360,10 +379,10 @@ func (s *Server) dispatch(c *Client, conn redcon.Conn, args [][]byte) {
 		replyStart, writesBefore = bufferedLen(c.pipe.wr), c.pipe.g.Writes()
 	}
 	start := monoNow()
-	err := cmd.Run(ctx, args)
+	err := run(ctx, args)
 	end := monoNow()
 	c.lastActive.Store(unixMilliAt(end))
-	s.observe(ctx, cmd, args, end-start, err)
+	s.observe(ctx, cmd, sub, args, end-start, err)
 	if err != nil {
 		text, known := errorText(err)
 		switch {
@@ -379,6 +398,12 @@ func (s *Server) dispatch(c *Client, conn redcon.Conn, args [][]byte) {
 	}
 }
 
+// failWith is the handler of a call the dispatcher found wrong after
+// authentication: it runs, fails with err, and counts as a failed call.
+func failWith(err replyError) func(*Ctx, [][]byte) error {
+	return func(*Ctx, [][]byte) error { return err }
+}
+
 // settleGroup commits the connection's open group unless more commands of
 // redcon's batch follow that may join it.
 func (s *Server) settleGroup(c *Client, conn redcon.Conn) {
@@ -389,23 +414,6 @@ func (s *Server) settleGroup(c *Client, conn redcon.Conn) {
 		return
 	}
 	s.commitGroup(c, conn)
-}
-
-// checkSubcommand returns the error for an unknown subcommand of container
-// command cmd or for its wrong arity; "" when args name a known subcommand
-// with a fitting arity. known is the subcommand's index in cmd.Subcommands,
-// -1 when it is unknown.
-func checkSubcommand(cmd *Command, args [][]byte) (err replyError, known int) {
-	name := lower(args[1])
-	for i := range cmd.Subcommands {
-		if sc := &cmd.Subcommands[i]; sc.Name == name {
-			if !arityFits(sc.Arity, len(args)) {
-				return errWrongArity(cmd.Name + "|" + name), i
-			}
-			return "", i
-		}
-	}
-	return errUnknownSubcommand(string(args[1]), cmd.Name), -1
 }
 
 // replyError replies err on conn, the dispatcher's connection (handlers

@@ -90,11 +90,11 @@ type serverStats struct {
 func (s *Server) initStats() {
 	for _, c := range s.table {
 		c.stats = &commandStats{name: c.Name}
-		if c.Subcommands == nil {
+		if c.declaredSubcommands() == nil {
 			s.stats.commands = append(s.stats.commands, c.stats)
 			continue
 		}
-		for _, sc := range c.Subcommands {
+		for _, sc := range c.declaredSubcommands() {
 			sub := &commandStats{name: c.Name + "|" + sc.Name}
 			c.stats.subs = append(c.stats.subs, sub)
 			s.stats.commands = append(s.stats.commands, sub)
@@ -102,24 +102,6 @@ func (s *Server) initStats() {
 	}
 	slices.SortFunc(s.stats.commands, func(a, b *commandStats) int { return strings.Compare(a.name, b.name) })
 	s.stats.errors = make(map[string]*atomic.Int64)
-}
-
-// statsFor finds the counters a run of cmd with args belongs to: the
-// subcommand's for a container. sub is nil for a plain command; st is nil
-// for an unknown subcommand, which Redis counts nowhere.
-func statsFor(cmd *Command, args [][]byte) (st *commandStats, sub *Subcommand) {
-	if cmd.Subcommands == nil {
-		return cmd.stats, nil
-	}
-	if len(args) < 2 {
-		return nil, nil
-	}
-	for i := range cmd.Subcommands {
-		if sc := &cmd.Subcommands[i]; strings.EqualFold(sc.Name, string(args[1])) {
-			return cmd.stats.subs[i], sc
-		}
-	}
-	return nil, nil
 }
 
 // clockBase anchors monoNow.
@@ -136,19 +118,18 @@ func unixMilliAt(mono time.Duration) int64 { return clockBase.UnixMilli() + mono
 // observe records a command the dispatcher ran for dur: its counters and
 // latency, the slow log, and the MONITOR feed. Time spent blocked (BLPOP
 // waiting) does not count, as in Redis.
-func (s *Server) observe(c *Ctx, cmd *Command, args [][]byte, dur time.Duration, err error) {
+//
+// sub is the subcommand the dispatcher resolved (Command.subcommandIndex),
+// -1 for none. A container's counters are its subcommands': a container
+// called without one (COMMAND) counts nowhere.
+func (s *Server) observe(c *Ctx, cmd *Command, sub int, args [][]byte, dur time.Duration, err error) {
 	dur -= c.blocked
-	st, sub := statsFor(cmd, args)
-	if st == nil {
-		return
-	}
-	flags := cmd.Flags
-	if sub != nil {
-		if !arityFits(sub.Arity, len(args)) {
-			st.rejected.Add(1)
+	st, flags := cmd.stats, cmd.Flags
+	if subs := cmd.declaredSubcommands(); subs != nil {
+		if sub < 0 {
 			return
 		}
-		flags = sub.Flags
+		st, flags = st.subs[sub], subs[sub].Flags
 	}
 	usec := dur.Microseconds()
 	st.record(usec, err != nil)

@@ -23,7 +23,7 @@ func BenchmarkObserve(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				start := monoNow()
-				s.observe(c, cmd, args, monoNow()-start, nil)
+				s.observe(c, cmd, cmd.subcommandIndex(args), args, monoNow()-start, nil)
 			}
 		})
 	}

@@ -17,15 +17,18 @@ func TestCommandTable(t *testing.T) {
 			if c.Arity == 0 {
 				t.Error("arity 0")
 			}
-			if why := accessFlagsProblem(c.Flags, c.FirstKey != 0 || movableKeys[c.Name] != nil); why != "" {
+			if why := accessFlagsProblem(c.Flags, c.FirstKey != 0 || c.Keys != nil); why != "" {
 				t.Error(why)
 			}
-			if c.Run == nil {
+			if c.Run == nil && c.Subcommands == nil {
 				t.Error("no handler")
 			}
+			if c.Run != nil && c.Subcommands != nil && c.Arity < -1 {
+				t.Error("a container that needs a subcommand has a handler of its own")
+			}
 			checkKeys(t, c.Arity, c.FirstKey, c.LastKey, c.Step)
-			if _, ok := docs[c.Name]; !ok {
-				t.Errorf("no docs entry for %q (docs.go)", c.Name)
+			if c.Doc.summary == "" || c.Doc.since == "" || c.Doc.group == "" {
+				t.Errorf("no docs for %q: give its row a doc(...)", c.Name)
 			}
 			for _, sc := range c.Subcommands {
 				full := c.Name + "|" + sc.Name
@@ -41,8 +44,8 @@ func TestCommandTable(t *testing.T) {
 				if why := accessFlagsProblem(sc.Flags, false); why != "" {
 					t.Errorf("%s: %s", full, why)
 				}
-				if _, ok := docs[full]; !ok {
-					t.Errorf("no docs entry for %q (docs.go)", full)
+				if sc.Doc.summary == "" && !c.PrivateSubcommands {
+					t.Errorf("no docs for %q: give its row a cmdDoc", full)
 				}
 			}
 		})
@@ -85,5 +88,29 @@ func checkKeys(t *testing.T, arity, first, last, step int) {
 		t.Errorf("last key %d outside arity %d", last, arity)
 	case last < 0 && arity > 0 && arity+last < first:
 		t.Errorf("last key %d outside arity %d", last, arity)
+	}
+}
+
+// TestShapeCheck checks the argument shapes the dispatcher enforces, with
+// the texts Redis replies.
+func TestShapeCheck(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		shape Shape
+		args  string
+		want  replyError
+	}{
+		{"mset", pairsFrom(1, shapeArity), "mset k v", ""},
+		{"mset", pairsFrom(1, shapeArity), "mset k v k2", errWrongArity("mset")},
+		{"hset", pairsFrom(2, shapeArity), "hset h f v f2 v2", ""},
+		{"hset", pairsFrom(2, shapeArity), "hset h f v f2", errWrongArity("hset")},
+		{"spop", atMost(3, shapeSyntax), "spop s 1", ""},
+		{"spop", atMost(3, shapeSyntax), "spop s 1 2", errSyntax},
+		{"client|pause", atMost(4, shapeSubcommandSyntax), "client pause 10 all x", errSubcommandSyntax(bytesArgs("client", "pause"))},
+		{"get", Shape{}, "get k", ""},
+	} {
+		if got := tc.shape.check(tc.name, bytesArgs(strings.Fields(tc.args)...)); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.args, got, tc.want)
+		}
 	}
 }
