@@ -71,11 +71,7 @@ func cmdLLen(c *Ctx, args [][]byte) error {
 
 // LRANGE key start stop
 func cmdLRange(c *Ctx, args [][]byte) error {
-	start, err := parseInt(args[2])
-	if err != nil {
-		return err
-	}
-	stop, err := parseInt(args[3])
+	start, stop, err := parseStartStop(args)
 	if err != nil {
 		return err
 	}
@@ -165,11 +161,7 @@ func cmdLRem(c *Ctx, args [][]byte) error {
 
 // LTRIM key start stop
 func cmdLTrim(c *Ctx, args [][]byte) error {
-	start, err := parseInt(args[2])
-	if err != nil {
-		return err
-	}
-	stop, err := parseInt(args[3])
+	start, stop, err := parseStartStop(args)
 	if err != nil {
 		return err
 	}

@@ -185,11 +185,7 @@ func cmdStrLen(c *Ctx, args [][]byte) error {
 
 // GETRANGE key start end (and SUBSTR)
 func cmdGetRange(c *Ctx, args [][]byte) error {
-	start, err := parseInt(args[2])
-	if err != nil {
-		return err
-	}
-	end, err := parseInt(args[3])
+	start, end, err := parseStartStop(args)
 	if err != nil {
 		return err
 	}

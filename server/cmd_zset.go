@@ -350,11 +350,7 @@ func zremRange(c *Ctx, args [][]byte, sp types.ZRangeSpec) error {
 
 // ZREMRANGEBYRANK key start stop
 func cmdZRemRangeByRank(c *Ctx, args [][]byte) error {
-	start, err := parseInt(args[2])
-	if err != nil {
-		return err
-	}
-	stop, err := parseInt(args[3])
+	start, stop, err := parseStartStop(args)
 	if err != nil {
 		return err
 	}

@@ -134,3 +134,13 @@ func parseCInt(b []byte) (int, error) {
 	}
 	return int(n), nil
 }
+
+// parseStartStop parses the integer range bounds of "CMD key start stop"
+// (LRANGE, LTRIM, GETRANGE, ZREMRANGEBYRANK): args[2] and args[3].
+func parseStartStop(args [][]byte) (start, stop int64, err error) {
+	if start, err = parseInt(args[2]); err != nil {
+		return 0, 0, err
+	}
+	stop, err = parseInt(args[3])
+	return start, stop, err
+}
