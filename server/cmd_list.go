@@ -120,11 +120,7 @@ func cmdLSet(c *Ctx, args [][]byte) error {
 	if missing {
 		return types.ErrNoSuchKey
 	}
-	if err := c.DB.LSet(args[1], index, args[3]); err != nil {
-		return err
-	}
-	c.Reply().OK()
-	return nil
+	return replyOK(c, c.DB.LSet(args[1], index, args[3]))
 }
 
 // LINSERT key BEFORE|AFTER pivot element
@@ -165,11 +161,7 @@ func cmdLTrim(c *Ctx, args [][]byte) error {
 	if err != nil {
 		return err
 	}
-	if err := c.DB.LTrim(args[1], start, stop); err != nil {
-		return err
-	}
-	c.Reply().OK()
-	return nil
+	return replyOK(c, c.DB.LTrim(args[1], start, stop))
 }
 
 // LPOS key element [RANK rank] [COUNT num-matches] [MAXLEN len]

@@ -42,11 +42,7 @@ func cmdFlushDB(c *Ctx, args [][]byte) error {
 	if err := flushMode(args); err != nil {
 		return err
 	}
-	if err := c.DB.FlushDB(); err != nil {
-		return err
-	}
-	c.Reply().OK()
-	return nil
+	return replyOK(c, c.DB.FlushDB())
 }
 
 // FLUSHALL [ASYNC|SYNC]
@@ -54,11 +50,7 @@ func cmdFlushAll(c *Ctx, args [][]byte) error {
 	if err := flushMode(args); err != nil {
 		return err
 	}
-	if err := c.Srv.eng.FlushAll(); err != nil {
-		return err
-	}
-	c.Reply().OK()
-	return nil
+	return replyOK(c, c.Srv.eng.FlushAll())
 }
 
 // TIME: unix seconds and microseconds, as two bulk strings.

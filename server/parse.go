@@ -17,15 +17,6 @@ func parseInt(b []byte) (int64, error) {
 	return n, nil
 }
 
-// parseFloat parses a float argument with Redis's strictness.
-func parseFloat(b []byte) (float64, error) {
-	f, ok := types.ParseFloat(b)
-	if !ok {
-		return 0, errNotFloat
-	}
-	return f, nil
-}
-
 // parseCursor parses a SCAN cursor: an unsigned 64-bit decimal.
 func parseCursor(b []byte) (uint64, error) {
 	// Redis parses cursors with strtoul: an optional sign, then digits; a
