@@ -29,6 +29,9 @@ type Batch struct {
 	mayKill bool
 	// created are the uids of the keys the batch creates (Created).
 	created []uint64
+	// pending indexes the batch's records for a transaction's reads; nil
+	// in other batches.
+	pending *pendingIndex
 }
 
 // cachedCFs are the column families with a record cache (see recordCache),
@@ -126,6 +129,9 @@ func (b *Batch) mark() batchMark {
 
 // rollback takes out every write since m, the last mark.
 func (b *Batch) rollback(m batchMark) {
+	if b.pending != nil && b.pending.size > m.rep.size {
+		b.pending.reset() // it indexed records rolled back
+	}
 	b.rep.rollback(m.rep)
 	b.deltas = append(b.deltas[:0], b.savedDeltas...)
 	b.resets, b.reclaims = b.resets[:m.resets], b.reclaims[:m.reclaims]
@@ -239,9 +245,13 @@ func (b *Batch) addCounter(db int, expires bool, delta int64) {
 	b.deltas = append(b.deltas, counterDelta{db, expires, delta})
 }
 
-// ResetKeys sets both of db's counters to zero (FLUSHDB), before any AddKeys
-// of the same batch.
-func (b *Batch) ResetKeys(db int) { b.resets = append(b.resets, db) }
+// ResetKeys sets both of db's counters to zero (FLUSHDB). Store.Write
+// applies resets before deltas, so the deltas added before it in the same
+// batch (a transaction's SET before its FLUSHDB) are dropped.
+func (b *Batch) ResetKeys(db int) {
+	b.deltas = slices.DeleteFunc(b.deltas, func(d counterDelta) bool { return d.db == db })
+	b.resets = append(b.resets, db)
+}
 
 // Reclaim queues uid for a targeted compaction once the batch is written.
 func (b *Batch) Reclaim(uid uint64) { b.reclaims = append(b.reclaims, uid) }

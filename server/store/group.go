@@ -28,6 +28,12 @@ type Group struct {
 	cmds    int                     // commands that joined
 	writes  int                     // successful Adds
 	after   []func()                // run after a successful write, stripes still held
+	// txn is set in a transaction's group (BeginTxn): its commands read
+	// its batch through the index, and it holds its locks until Commit or
+	// Abort. exclusive: it holds the world lock's write side, and so every
+	// key.
+	txn       *pendingIndex
+	exclusive bool
 }
 
 // NewGroup returns an empty group.
@@ -93,14 +99,24 @@ func (g *Group) untake(start int) {
 
 // release drops the batch and the world lock of a group with no stripes.
 func (g *Group) release() {
+	g.b.pending = nil
 	g.b.Release()
 	g.b = nil
 	g.world = false
+	g.txn = nil
+	if g.exclusive {
+		g.exclusive = false
+		g.s.locks.world.Unlock()
+		return
+	}
 	g.s.locks.world.RUnlock()
 }
 
 // Holds reports whether every stripe of keys is held by the group.
 func (g *Group) Holds(keys ...LockKey) bool {
+	if g.exclusive {
+		return true
+	}
 	for _, k := range keys {
 		if !g.has(stripeOf(k)) {
 			return false
@@ -158,8 +174,17 @@ func (g *Group) Commit() error {
 	if !g.world {
 		return nil
 	}
-	err := g.s.Write(g.b)
-	if err == nil {
+	return g.end(true)
+}
+
+// end writes the group's batch when write is set, runs the After functions
+// if that succeeded, and releases every lock.
+func (g *Group) end(write bool) error {
+	var err error
+	if write {
+		err = g.s.Write(g.b)
+	}
+	if err == nil && write {
 		for _, fn := range g.after {
 			fn()
 		}

@@ -1,0 +1,289 @@
+package store
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"slices"
+	"sort"
+)
+
+// pendingIndex lets a transaction read its own writes: the records of a
+// batch not yet written, indexed by key, over which Txn's Reader lays the
+// store. It is built from the batch's rep itself, lazily and
+// incrementally (catchUp), so a batch that nobody reads through pays
+// nothing, and a rollback below what was indexed just starts it again.
+//
+// Values are kept as offsets into the rep, which may move as it grows.
+// Counter merges never appear in a batch's rep before Store.Write, so the
+// records indexed are puts, deletes and range deletions.
+type pendingIndex struct {
+	size int // bytes of the rep indexed, header included; 0: none
+	seq  int // records indexed, in order
+	// points is each key's last put or delete, per column family; keys
+	// lists those keys, sorted when sorted is set.
+	points [numCFs]map[string]pendingPoint
+	keys   [numCFs][]string
+	sorted [numCFs]bool
+	ranges []pendingRange
+}
+
+// pendingPoint is the last put (found) or delete of one key in the batch.
+type pendingPoint struct {
+	seq           int
+	valAt, valLen int
+	found         bool
+}
+
+// pendingRange is a range deletion of the batch: [lo, hi) of cf.
+type pendingRange struct {
+	seq    int
+	cf     CF
+	lo, hi keySpan
+}
+
+var errBadRep = errors.New("store: a batch's records do not parse")
+
+func (x *pendingIndex) reset() {
+	for cf := range x.points {
+		clear(x.points[cf])
+		x.keys[cf] = x.keys[cf][:0]
+		x.sorted[cf] = true
+	}
+	x.ranges = x.ranges[:0]
+	x.size, x.seq = 0, 0
+}
+
+// catchUp indexes the records b added since the last call. A rollback of b
+// below what was indexed empties the index first (Batch.rollback).
+func (x *pendingIndex) catchUp(b *Batch) error {
+	rep := b.rep.buf
+	if x.size == 0 {
+		x.size = min(repHeader, len(rep))
+	}
+	for x.size < len(rep) {
+		n, err := x.add(b, rep, x.size)
+		if err != nil {
+			return err
+		}
+		x.size += n
+	}
+	return nil
+}
+
+// add indexes the record at rep[at:] and returns its length.
+func (x *pendingIndex) add(b *Batch, rep []byte, at int) (int, error) {
+	p := at
+	tag := rep[p]
+	p++
+	cfID := uint32(defaultColumnFamily)
+	switch tag {
+	case tagCFValue, tagCFDeletion, tagCFMerge, tagCFRangeDeletion:
+		id, n := binary.Uvarint(rep[p:])
+		if n <= 0 {
+			return 0, errBadRep
+		}
+		cfID, p = uint32(id), p+n
+	}
+	cf, ok := b.s.cfOfID(cfID)
+	if !ok {
+		return 0, errBadRep
+	}
+	first, p, ok := readVarstring(rep, p)
+	if !ok {
+		return 0, errBadRep
+	}
+	x.seq++
+	switch tag {
+	case tagValue, tagCFValue, tagMerge, tagCFMerge:
+		val, end, ok := readVarstring(rep, p)
+		if !ok {
+			return 0, errBadRep
+		}
+		if tag == tagValue || tag == tagCFValue {
+			x.point(cf, first.key(rep), pendingPoint{seq: x.seq, valAt: val.at, valLen: val.n, found: true})
+		}
+		return end - at, nil
+	case tagDeletion, tagCFDeletion:
+		x.point(cf, first.key(rep), pendingPoint{seq: x.seq})
+		return p - at, nil
+	case tagRangeDeletion, tagCFRangeDeletion:
+		hi, end, ok := readVarstring(rep, p)
+		if !ok {
+			return 0, errBadRep
+		}
+		x.ranges = append(x.ranges, pendingRange{seq: x.seq, cf: cf, lo: first, hi: hi})
+		return end - at, nil
+	}
+	return 0, errBadRep
+}
+
+func (x *pendingIndex) point(cf CF, key []byte, pt pendingPoint) {
+	if x.points[cf] == nil {
+		x.points[cf] = make(map[string]pendingPoint)
+	}
+	if _, seen := x.points[cf][string(key)]; !seen {
+		x.keys[cf] = append(x.keys[cf], string(key))
+		x.sorted[cf] = len(x.keys[cf]) == 1
+	}
+	x.points[cf][string(key)] = pt
+}
+
+// readVarstring reads a varstring at rep[p:]: where its bytes lie, and
+// the offset after it.
+func readVarstring(rep []byte, p int) (keySpan, int, bool) {
+	n, w := binary.Uvarint(rep[p:])
+	if w <= 0 || uint64(len(rep)-p-w) < n {
+		return keySpan{}, 0, false
+	}
+	return keySpan{at: p + w, n: int(n)}, p + w + int(n), true
+}
+
+// rangeSeq is the sequence of the last range deletion of cf covering key; 0
+// when none does.
+func (x *pendingIndex) rangeSeq(rep []byte, cf CF, key []byte) int {
+	seq := 0
+	for _, r := range x.ranges {
+		if r.cf == cf && r.seq > seq && bytes.Compare(key, r.lo.key(rep)) >= 0 && bytes.Compare(key, r.hi.key(rep)) < 0 {
+			seq = r.seq
+		}
+	}
+	return seq
+}
+
+// lookup says what the batch makes of key: known is false when the batch
+// does not touch it, and the store's record stands.
+func (x *pendingIndex) lookup(rep []byte, cf CF, key []byte) (val []byte, found, known bool) {
+	pt, ok := x.points[cf][string(key)]
+	rs := x.rangeSeq(rep, cf, key)
+	switch {
+	case ok && pt.seq > rs:
+		if !pt.found {
+			return nil, false, true
+		}
+		return rep[pt.valAt : pt.valAt+pt.valLen], true, true
+	case rs > 0:
+		return nil, false, true
+	}
+	return nil, false, false
+}
+
+// sortedKeys returns the keys of cf the batch puts or deletes, sorted.
+func (x *pendingIndex) sortedKeys(cf CF) []string {
+	if !x.sorted[cf] {
+		sort.Strings(x.keys[cf])
+		x.sorted[cf] = true
+	}
+	return x.keys[cf]
+}
+
+// pendingReader reads a batch's records over a base reader: what a
+// transaction reads (Txn.Reader).
+type pendingReader struct {
+	b    *Batch
+	x    *pendingIndex
+	base Reader
+}
+
+// Get reads key as the batch would leave it.
+func (r *pendingReader) Get(cf CF, key []byte) ([]byte, bool, error) {
+	if err := r.x.catchUp(r.b); err != nil {
+		return nil, false, err
+	}
+	if val, found, known := r.x.lookup(r.b.rep.buf, cf, key); known {
+		return slices.Clone(val), found, nil
+	}
+	return r.base.Get(cf, key)
+}
+
+// MultiGet reads keys as the batch would leave them.
+func (r *pendingReader) MultiGet(cf CF, keys [][]byte) ([][]byte, []bool, error) {
+	if len(keys) == 0 {
+		return nil, nil, nil
+	}
+	vals, found := make([][]byte, len(keys)), make([]bool, len(keys))
+	for i, k := range keys {
+		v, f, err := r.Get(cf, k)
+		if err != nil {
+			return nil, nil, err
+		}
+		vals[i], found[i] = v, f
+	}
+	return vals, found, nil
+}
+
+// Iterate merges the batch's records of [lower, upper) with the base's,
+// the batch's winning, and leaves out base records it deletes.
+func (r *pendingReader) Iterate(cf CF, lower, upper []byte, reverse bool, fn func(key, val []byte) bool) error {
+	if err := r.x.catchUp(r.b); err != nil {
+		return err
+	}
+	keys := r.x.sortedKeys(cf)
+	lo := sort.SearchStrings(keys, string(lower))
+	hi := len(keys)
+	if upper != nil {
+		hi = sort.SearchStrings(keys, string(upper))
+	}
+	keys = keys[lo:max(lo, hi)]
+	// next is the next pending key to merge, walking forward or back.
+	next, step := 0, 1
+	if reverse {
+		next, step = len(keys)-1, -1
+	}
+	more := func() bool { return next >= 0 && next < len(keys) }
+	// before reports whether pending key p comes before base key k in
+	// the walk's order.
+	before := func(p string, k []byte) bool {
+		c := bytes.Compare([]byte(p), k)
+		return (c < 0 && !reverse) || (c > 0 && reverse)
+	}
+	stopped := false
+	// emit yields pending key p when the batch leaves it present.
+	emit := func(p string) bool {
+		val, found, _ := r.x.lookup(r.b.rep.buf, cf, []byte(p))
+		if found && !fn([]byte(p), val) {
+			stopped = true
+			return false
+		}
+		return true
+	}
+	err := r.base.Iterate(cf, lower, upper, reverse, func(k, v []byte) bool {
+		for more() && before(keys[next], k) {
+			if !emit(keys[next]) {
+				return false
+			}
+			next += step
+		}
+		if more() && keys[next] == string(k) {
+			next += step
+			return emit(string(k)) // the batch's record wins
+		}
+		if r.x.rangeSeq(r.b.rep.buf, cf, k) > 0 {
+			return true // deleted by the batch
+		}
+		if !fn(k, v) {
+			stopped = true
+			return false
+		}
+		return true
+	})
+	if err != nil || stopped {
+		return err
+	}
+	for ; more(); next += step {
+		if !emit(keys[next]) {
+			break
+		}
+	}
+	return nil
+}
+
+// cfOfID is the column family RocksDB numbers id.
+func (s *Store) cfOfID(id uint32) (CF, bool) {
+	for cf, cid := range s.cfIDs {
+		if cid == id {
+			return CF(cf), true
+		}
+	}
+	return 0, false
+}

@@ -1,0 +1,85 @@
+package store
+
+import (
+	"slices"
+)
+
+// A transaction (MULTI ... EXEC) is a Group that differs from a pipeline's
+// in three ways:
+//   - it takes all its locks before its first command, waiting for them in
+//     sorted order (so transactions cannot deadlock each other), and holds
+//     them until its end: its keys' stripes when every command names its
+//     keys, otherwise the world lock's write side, which excludes every
+//     other command as Redis's single thread does;
+//   - its commands read what the earlier ones wrote, through Reader, which
+//     lays the batch's records (pendingIndex) over the store;
+//   - it ends with Commit, one Store.Write of all its commands' records, or
+//     Abort, which writes nothing.
+//
+// So no other client sees a state with some of its writes and not others,
+// and after a crash the WAL holds all of its writes or none.
+
+// BeginTxn starts a transaction's group, waiting for its locks: the world
+// lock's write side when exclusive is set, else the stripes of keys.
+func (s *Store) BeginTxn(exclusive bool, keys ...LockKey) *Group {
+	g := &Group{s: s, txn: &pendingIndex{}, exclusive: exclusive, world: true}
+	if exclusive {
+		s.locks.world.Lock()
+	} else {
+		s.locks.world.RLock()
+		idx := make([]int, len(keys))
+		for i, k := range keys {
+			idx[i] = stripeOf(k)
+		}
+		slices.Sort(idx)
+		for _, i := range slices.Compact(idx) {
+			s.locks.stripes[i].Lock()
+			g.set(i)
+			g.stripes = append(g.stripes, i)
+		}
+	}
+	g.b = s.NewBatch()
+	g.b.pending = g.txn
+	return g
+}
+
+// Reader reads the store as the transaction's writes so far leave it; nil
+// for a pipeline's group.
+func (g *Group) Reader() Reader {
+	if g.txn == nil {
+		return nil
+	}
+	return &pendingReader{b: g.b, x: g.txn, base: g.s}
+}
+
+// Abort ends a group without writing anything, releasing its locks.
+func (g *Group) Abort() {
+	if g.world {
+		_ = g.end(false)
+	}
+}
+
+// KeyCount is db's key count as the group's writes so far leave it.
+func (g *Group) KeyCount(db int) int64 {
+	return g.b.pendingCount(db, false, g.s.KeyCount(db))
+}
+
+// ExpiresCount is db's count of keys with an expiry as the group's writes
+// so far leave it.
+func (g *Group) ExpiresCount(db int) int64 {
+	return g.b.pendingCount(db, true, g.s.ExpiresCount(db))
+}
+
+// pendingCount is a counter of db, whose written value is written, as b
+// would leave it.
+func (b *Batch) pendingCount(db int, expires bool, written int64) int64 {
+	if slices.Contains(b.resets, db) {
+		written = 0
+	}
+	for _, d := range b.deltas {
+		if d.db == db && d.expires == expires {
+			written += d.delta
+		}
+	}
+	return written
+}
