@@ -189,6 +189,15 @@ func (r *blockRegistry) close() {
 // waits forever. keys may repeat. It returns try's error, or nil once a
 // reply is written.
 func (s *Server) blockOn(c *Ctx, keys [][]byte, timeout time.Duration, kind string, try func(keys [][]byte) (served bool, err error)) error {
+	if c.Client != nil && c.Client.txn.running {
+		// In a transaction, as in Redis, a blocking command is its
+		// non-blocking form: one try, and the timeout's reply.
+		served, err := try(keys)
+		if err == nil && !served {
+			c.Reply().NullArray()
+		}
+		return err
+	}
 	r := &s.blocking
 	w := &waiter{c: c, kind: kind, try: try, wake: make(chan []byte, 1), result: make(chan bool, 1)}
 	seen := make(map[blockKey]bool, len(keys))
@@ -222,6 +231,8 @@ func (s *Server) blockOn(c *Ctx, keys [][]byte, timeout time.Duration, kind stri
 	if done, err := attempt(keys); done {
 		return err
 	}
+	// A wait holds no claim on watched keys: each later try takes one.
+	s.endWatchedWrite(c)
 	if c.Client != nil { // unit tests drive blockOn without one
 		c.Client.blocked.Store(true)
 		defer c.Client.blocked.Store(false)
@@ -252,7 +263,9 @@ func (s *Server) blockOn(c *Ctx, keys [][]byte, timeout time.Duration, kind stri
 		select {
 		case key := <-w.wake:
 			c.blocked += time.Since(waitStart)
+			s.beginWatchedWrite(c)
 			done, err := attempt([][]byte{key})
+			s.endWatchedWrite(c)
 			waitStart = time.Now()
 			w.result <- done
 			if done {
@@ -296,6 +309,13 @@ func watchConn(c *Ctx) (gone <-chan struct{}, stop func()) {
 // now hold what they wait for, and serves them before it returns; see the
 // top of this file. Call it after the write, with no key lock held.
 func (c *Ctx) signalKeyReady(db int, key []byte) {
+	if c.Client != nil && c.Client.txn.running {
+		// The transaction holds the key's lock until its commit (EXEC).
+		if c.Srv.blocking.waiting.Load() != 0 {
+			c.Client.txn.ready = append(c.Client.txn.ready, blockKey{db, string(key)})
+		}
+		return
+	}
 	if c.Client != nil && c.Client.pipe.active() {
 		// The write waits in the client's group, which holds the key's
 		// lock: signal once the group is written (commitGroup).

@@ -39,6 +39,10 @@ type Client struct {
 	afterCommand func()
 	skipSetNow   bool          // this command is CLIENT REPLY SKIP
 	pipe         pipelineGroup // pipelined commands sharing one write (pipeline.go)
+	txn          txnState      // MULTI's queue and WATCH's keys (multi.go)
+	// writes counts the client's writes that changed something (its
+	// database views count them: types.DB.CountingWrites).
+	writes uint64
 
 	mu      sync.Mutex
 	name    string
@@ -63,7 +67,9 @@ func (c *Client) currentDB() *types.DB {
 	return c.db
 }
 
+// setDB selects db, through a view that counts the client's writes.
 func (c *Client) setDB(db *types.DB) {
+	db = db.CountingWrites(&c.writes)
 	c.mu.Lock()
 	c.db = db
 	c.mu.Unlock()

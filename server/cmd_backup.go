@@ -5,7 +5,7 @@ package server
 // BGSAVE [SCHEDULE]: SCHEDULE changes nothing, as in Redis when no AOF
 // rewrite runs (Shale has none); a checkpoint under way is an error.
 func cmdBgSave(c *Ctx, args [][]byte) error {
-	if len(args) > 2 || (len(args) == 2 && !is(args[1], "SCHEDULE")) {
+	if len(args) == 2 && !is(args[1], "SCHEDULE") { // the row's Shape allows at most 2
 		return errSyntax
 	}
 	s := c.Srv
@@ -41,10 +41,10 @@ func cmdLastSave(c *Ctx, _ [][]byte) error {
 }
 
 var backupCommands = []Command{
-	cmd("bgsave", -1, Admin, 0, 0, 0, cmdBgSave).
-		doc("Asynchronously save the dataset to disk", "1.0.0", "server", "[SCHEDULE]"),
-	cmd("save", 1, Admin, 0, 0, 0, cmdSave).
-		doc("Synchronously save the dataset to disk", "1.0.0", "server", ""),
-	cmd("lastsave", 1, Fast, 0, 0, 0, cmdLastSave).
-		doc("Get the UNIX time stamp of the last successful save to disk", "1.0.0", "server", ""),
+	cmd("bgsave", -1, Admin|NoScript|NoAsyncLoading, 0, 0, 0, cmdBgSave).shaped(atMost(2, shapeSyntax)).
+		doc("Asynchronously save the dataset to disk", "1.0.0", "server", "O(1)", "[SCHEDULE]"),
+	cmd("save", 1, Admin|NoScript|NoAsyncLoading|NoMulti, 0, 0, 0, cmdSave).
+		doc("Synchronously save the dataset to disk", "1.0.0", "server", "O(N) where N is the total number of keys in all databases", ""),
+	cmd("lastsave", 1, Loading|Stale|Fast, 0, 0, 0, cmdLastSave).acl(ACLAdmin|ACLDangerous).tips("nondeterministic_output").
+		doc("Get the UNIX time stamp of the last successful save to disk", "1.0.0", "server", "O(1)", ""),
 }

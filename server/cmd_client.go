@@ -17,19 +17,19 @@ import (
 // (client.go); CLIENT PAUSE's pauser is in pause.go.
 
 var clientSubcommands = []Subcommand{
-	sub("setname", 3, 0, cmdClientSetName, cmdDoc{"Set the current connection name", "2.6.9", "connection", "connection-name"}),
-	sub("getname", 2, 0, cmdClientGetName, cmdDoc{"Get the current connection name", "2.6.9", "connection", ""}),
-	sub("id", 2, 0, cmdClientID, cmdDoc{"Returns the client ID for the current connection", "5.0.0", "connection", ""}),
-	sub("info", 2, 0, cmdClientInfo, cmdDoc{"Returns information about the current client connection.", "6.2.0", "connection", ""}),
-	sub("list", -2, Admin, cmdClientList, cmdDoc{"Get the list of client connections", "2.4.0", "connection", "[TYPE NORMAL|MASTER|REPLICA|PUBSUB] [ID client-id [client-id ...]]"}),
-	sub("kill", -3, Admin, cmdClientKill, cmdDoc{"Kill the connection of a client", "2.4.0", "connection", "ip:port|[ID client-id] [TYPE NORMAL|MASTER|SLAVE|REPLICA|PUBSUB] [USER username] [ADDR ip:port] [LADDR ip:port] [SKIPME yes/no]"}),
-	sub("pause", -3, Admin, cmdClientPause, cmdDoc{"Stop processing commands from clients for some time", "2.9.50", "connection", "timeout [WRITE|ALL]"}).shaped(atMost(4, shapeSubcommandSyntax)),
-	sub("unpause", 2, Admin, cmdClientUnpause, cmdDoc{"Resume processing of clients that were paused", "6.2.0", "connection", ""}),
-	sub("reply", 3, 0, cmdClientReply, cmdDoc{"Instruct the server whether to reply to commands", "3.2.0", "connection", "ON|OFF|SKIP"}),
-	sub("no-evict", 3, Admin, cmdClientNoEvict, cmdDoc{"Set client eviction mode for the current connection", "7.0.0", "connection", "ON|OFF"}),
-	sub("setinfo", 4, 0, cmdClientSetInfo, cmdDoc{"Set client or connection specific info", "7.2.0", "connection", "LIB-NAME libname|LIB-VER libver"}),
-	sub("getredir", 2, 0, cmdClientGetRedir, cmdDoc{"Get tracking notifications redirection client ID if any", "6.0.0", "connection", ""}),
-	sub("help", 2, 0, cmdClientHelp, cmdDoc{"Show helpful text about the different subcommands", "5.0.0", "connection", ""}),
+	sub("setname", 3, NoScript|Loading|Stale, cmdClientSetName, cmdDoc{"Set the current connection name", "2.6.9", "connection", "O(1)", "connection-name"}),
+	sub("getname", 2, NoScript|Loading|Stale, cmdClientGetName, cmdDoc{"Get the current connection name", "2.6.9", "connection", "O(1)", ""}),
+	sub("id", 2, NoScript|Loading|Stale, cmdClientID, cmdDoc{"Returns the client ID for the current connection", "5.0.0", "connection", "O(1)", ""}),
+	sub("info", 2, NoScript|Loading|Stale, cmdClientInfo, cmdDoc{"Returns information about the current client connection.", "6.2.0", "connection", "O(1)", ""}).tips("nondeterministic_output"),
+	sub("list", -2, Admin|NoScript|Loading|Stale, cmdClientList, cmdDoc{"Get the list of client connections", "2.4.0", "connection", "O(N) where N is the number of client connections", "[TYPE NORMAL|MASTER|REPLICA|PUBSUB] [ID client-id [client-id ...]]"}).tips("nondeterministic_output"),
+	sub("kill", -3, Admin|NoScript|Loading|Stale, cmdClientKill, cmdDoc{"Kill the connection of a client", "2.4.0", "connection", "O(N) where N is the number of client connections", "ip:port|[ID client-id] [TYPE NORMAL|MASTER|SLAVE|REPLICA|PUBSUB] [USER username] [ADDR ip:port] [LADDR ip:port] [SKIPME yes/no]"}),
+	sub("pause", -3, Admin|NoScript|Loading|Stale, cmdClientPause, cmdDoc{"Stop processing commands from clients for some time", "2.9.50", "connection", "O(1)", "timeout [WRITE|ALL]"}).shaped(atMost(4, shapeSubcommandSyntax)),
+	sub("unpause", 2, Admin|NoScript|Loading|Stale, cmdClientUnpause, cmdDoc{"Resume processing of clients that were paused", "6.2.0", "connection", "O(N) Where N is the number of paused clients", ""}),
+	sub("reply", 3, NoScript|Loading|Stale, cmdClientReply, cmdDoc{"Instruct the server whether to reply to commands", "3.2.0", "connection", "O(1)", "ON|OFF|SKIP"}),
+	sub("no-evict", 3, Admin|NoScript|Loading|Stale, cmdClientNoEvict, cmdDoc{"Set client eviction mode for the current connection", "7.0.0", "connection", "O(1)", "ON|OFF"}),
+	sub("setinfo", 4, NoScript|Loading|Stale, cmdClientSetInfo, cmdDoc{"Set client or connection specific info", "7.2.0", "connection", "O(1)", "LIB-NAME libname|LIB-VER libver"}),
+	sub("getredir", 2, NoScript|Loading|Stale, cmdClientGetRedir, cmdDoc{"Get tracking notifications redirection client ID if any", "6.0.0", "connection", "O(1)", ""}),
+	sub("help", 2, Loading|Stale, cmdClientHelp, cmdDoc{"Show helpful text about the different subcommands", "5.0.0", "connection", "O(1)", ""}),
 }
 
 // validClientName is Redis's rule: printable ASCII without spaces. The
@@ -206,7 +206,9 @@ func (cl *Client) infoLine(now time.Time) string {
 	b = append(b, cl.clientFlags()...)
 	b = append(b, " db="...)
 	b = strconv.AppendInt(b, int64(db), 10)
-	b = append(b, " sub=0 psub=0 ssub=0 multi=-1 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd="...)
+	b = append(b, " sub=0 psub=0 ssub=0 multi="...)
+	b = strconv.AppendInt(b, int64(cl.txn.queuedCount.Load()), 10)
+	b = append(b, " qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd="...)
 	if lastCmd == "" {
 		lastCmd = "NULL"
 	}
@@ -225,8 +227,15 @@ func (cl *Client) infoLine(now time.Time) string {
 // clientFlags is the flags field of a CLIENT LIST line.
 func (cl *Client) clientFlags() string {
 	var f strings.Builder
+	multi := cl.txn.queuedCount.Load() >= 0
+	if multi {
+		f.WriteByte('x')
+	}
 	if cl.blocked.Load() {
 		f.WriteByte('b')
+	}
+	if multi && cl.txn.dirty.Load() {
+		f.WriteByte('d')
 	}
 	if cl.noEvict.Load() {
 		f.WriteByte('e')

@@ -12,12 +12,12 @@ import (
 // hint into COMMAND DOCS's arguments.
 
 var commandSubcommands = []Subcommand{
-	sub("count", 2, 0, cmdCommandCount, cmdDoc{"Get total number of commands", "2.8.13", "server", ""}),
-	sub("info", -2, 0, cmdCommandInfo, cmdDoc{"Get array of specific command details, or all when no argument is given.", "2.8.13", "server", "[command-name [command-name ...]]"}),
-	sub("docs", -2, 0, cmdCommandDocs, cmdDoc{"Get array of specific command documentation", "7.0.0", "server", "[command-name [command-name ...]]"}),
-	sub("list", -2, 0, cmdCommandList, cmdDoc{"Get an array of command names", "7.0.0", "server", "[FILTERBY MODULE module-name|ACLCAT category|PATTERN pattern]"}),
-	sub("getkeys", -4, 0, cmdCommandGetKeys, cmdDoc{"Extract keys given a full Redis command", "2.8.13", "server", "command [arg [arg ...]]"}),
-	sub("help", 2, 0, cmdCommandHelp, cmdDoc{"Show helpful text about the different subcommands", "5.0.0", "server", ""}),
+	sub("count", 2, Loading|Stale, cmdCommandCount, cmdDoc{"Get total number of Redis commands", "2.8.13", "server", "O(1)", ""}).acl(ACLConnection),
+	sub("info", -2, Loading|Stale, cmdCommandInfo, cmdDoc{"Get array of specific Redis command details, or all when no argument is given.", "2.8.13", "server", "O(N) where N is the number of commands to look up", "[command-name [command-name ...]]"}).acl(ACLConnection).tips("nondeterministic_output_order"),
+	sub("docs", -2, Loading|Stale, cmdCommandDocs, cmdDoc{"Get array of specific Redis command documentation", "7.0.0", "server", "O(N) where N is the number of commands to look up", "[command-name [command-name ...]]"}).acl(ACLConnection).tips("nondeterministic_output_order"),
+	sub("list", -2, Loading|Stale, cmdCommandList, cmdDoc{"Get an array of Redis command names", "7.0.0", "server", "O(N) where N is the total number of Redis commands", "[FILTERBY MODULE module-name|ACLCAT category|PATTERN pattern]"}).acl(ACLConnection).tips("nondeterministic_output_order"),
+	sub("getkeys", -4, Loading|Stale, cmdCommandGetKeys, cmdDoc{"Extract keys given a full Redis command", "2.8.13", "server", "O(N) where N is the number of arguments to the command", "command [arg [arg ...]]"}).acl(ACLConnection),
+	sub("help", 2, Loading|Stale, cmdCommandHelp, cmdDoc{"Show helpful text about the different subcommands", "5.0.0", "server", "O(1)", ""}).acl(ACLConnection),
 }
 
 // COMMAND GETKEYS command [arg ...]: the keys a call would touch.
@@ -101,19 +101,15 @@ func writeCommandInfo(c *Ctx, cmd *Command) {
 	r.Array(10)
 	r.BulkString(cmd.Name)
 	r.Int(int64(cmd.Arity))
-	flags := flagNames(cmd.Flags)
-	if cmd.Keys != nil {
-		flags = append(flags, "movablekeys")
-	}
-	writeStatusSet(c, flags)
+	writeStatusSet(c, flagNames(cmd.Flags, cmd.Keys != nil))
 	r.Int(int64(cmd.FirstKey))
 	r.Int(int64(cmd.LastKey))
 	r.Int(int64(cmd.Step))
-	writeStatusSet(c, aclCategories(cmd.Flags, cmd.Doc.group))
-	r.Array(0) // tips
-	r.Array(0) // key specs
+	writeStatusSet(c, cmd.aclCategories().names())
+	writeTips(c, cmd.Tips)
+	writeKeySpecs(c, cmd.KeySpecs)
 	subs := cmd.declaredSubcommands()
-	r.Array(len(subs))
+	r.Set(len(subs))
 	for i := range subs {
 		writeSubcommandInfo(c, cmd, &subs[i])
 	}
@@ -124,14 +120,14 @@ func writeSubcommandInfo(c *Ctx, cmd *Command, sc *Subcommand) {
 	r.Array(10)
 	r.BulkString(cmd.Name + "|" + sc.Name)
 	r.Int(int64(sc.Arity))
-	writeStatusSet(c, flagNames(sc.Flags))
+	writeStatusSet(c, flagNames(sc.Flags, false))
 	r.Int(0)
 	r.Int(0)
 	r.Int(0)
-	writeStatusSet(c, aclCategories(sc.Flags, cmd.Doc.group))
-	r.Array(0)
-	r.Array(0)
-	r.Array(0)
+	writeStatusSet(c, sc.aclCategories().names())
+	writeTips(c, sc.Tips)
+	r.Set(0) // key specs
+	r.Set(0) // subcommands
 }
 
 // writeStatusSet writes a set of simple strings: COMMAND INFO's flags and
@@ -144,50 +140,80 @@ func writeStatusSet(c *Ctx, items []string) {
 	}
 }
 
-// flagNames are the COMMAND INFO flags, named and ordered as Redis names them.
-func flagNames(f Flags) []string {
-	names := make([]string, 0, 3)
-	for _, fl := range []struct {
-		flag Flags
-		name string
-	}{{Write, "write"}, {ReadOnly, "readonly"}, {Admin, "admin"}, {Fast, "fast"}, {NoAuth, "no_auth"}} {
-		if f&fl.flag != 0 {
-			names = append(names, fl.name)
-		}
+// writeTips writes COMMAND INFO's tips, a set of bulk strings.
+func writeTips(c *Ctx, tips []string) {
+	r := c.Reply()
+	r.Set(len(tips))
+	for _, t := range tips {
+		r.BulkString(t)
 	}
-	return names
 }
 
-// aclCategories derives Redis's ACL categories from the flags and the doc
-// group (Shale has no ACLs; clients only display these).
-func aclCategories(f Flags, group string) []string {
-	var cats []string
-	if f&Write != 0 {
-		cats = append(cats, "@write")
+// writeKeySpecs writes COMMAND INFO's key specs as Redis 7.0 does
+// (addReplyCommandKeySpecs): a set of maps of notes (when there are),
+// flags, begin_search and find_keys.
+func writeKeySpecs(c *Ctx, specs []KeySpec) {
+	r := c.Reply()
+	r.Set(len(specs))
+	for _, k := range specs {
+		if k.Notes != "" {
+			r.Map(4)
+			r.BulkString("notes")
+			r.BulkString(k.Notes)
+		} else {
+			r.Map(3)
+		}
+		r.BulkString("flags")
+		writeStatusSet(c, k.Flags.names())
+		r.BulkString("begin_search")
+		switch b := k.Begin; {
+		case b.Index > 0:
+			writeSearchSpec(c, "index", specField{"index", b.Index})
+		case b.Keyword != "":
+			r.Map(2)
+			r.BulkString("type")
+			r.BulkString("keyword")
+			r.BulkString("spec")
+			r.Map(2)
+			r.BulkString("keyword")
+			r.BulkString(b.Keyword)
+			r.BulkString("startfrom")
+			r.Int(int64(b.StartFrom))
+		default:
+			writeSearchSpec(c, "unknown")
+		}
+		r.BulkString("find_keys")
+		switch f := k.Find; {
+		case f.KeyStep == 0:
+			writeSearchSpec(c, "unknown")
+		case f.KeyNum:
+			writeSearchSpec(c, "keynum", specField{"keynumidx", f.KeyNumIdx}, specField{"firstkey", f.FirstKey}, specField{"keystep", f.KeyStep})
+		default:
+			writeSearchSpec(c, "range", specField{"lastkey", f.LastKey}, specField{"keystep", f.KeyStep}, specField{"limit", f.Limit})
+		}
 	}
-	if f&ReadOnly != 0 {
-		cats = append(cats, "@read")
+}
+
+// specField is one integer field of a key spec's begin_search or
+// find_keys spec map.
+type specField struct {
+	name  string
+	value int
+}
+
+// writeSearchSpec writes a key spec's begin_search or find_keys map: its
+// type and a spec map of integer fields (empty for "unknown").
+func writeSearchSpec(c *Ctx, typ string, fields ...specField) {
+	r := c.Reply()
+	r.Map(2)
+	r.BulkString("type")
+	r.BulkString(typ)
+	r.BulkString("spec")
+	r.Map(len(fields))
+	for _, f := range fields {
+		r.BulkString(f.name)
+		r.Int(int64(f.value))
 	}
-	if f&Admin != 0 {
-		cats = append(cats, "@admin")
-	}
-	switch group {
-	case "generic":
-		cats = append(cats, "@keyspace")
-	case "string", "hash", "list", "set", "connection":
-		cats = append(cats, "@"+group)
-	case "sorted-set":
-		cats = append(cats, "@sortedset")
-	}
-	if f&Fast != 0 {
-		cats = append(cats, "@fast")
-	} else {
-		cats = append(cats, "@slow")
-	}
-	if f&Admin != 0 {
-		cats = append(cats, "@dangerous")
-	}
-	return cats
 }
 
 // COMMAND DOCS [name ...]: a flat map of name to docs; unknown names are
@@ -220,6 +246,9 @@ func writeDoc(c *Ctx, d cmdDoc, name string, subs []Subcommand) {
 	r := c.Reply()
 	args := docArgs(d.args)
 	n := 3
+	if d.complexity != "" {
+		n++
+	}
 	if len(args) > 0 {
 		n++
 	}
@@ -233,6 +262,10 @@ func writeDoc(c *Ctx, d cmdDoc, name string, subs []Subcommand) {
 	r.BulkString(d.since)
 	r.BulkString("group")
 	r.BulkString(d.group)
+	if d.complexity != "" {
+		r.BulkString("complexity")
+		r.BulkString(d.complexity)
+	}
 	if len(args) > 0 {
 		r.BulkString("arguments")
 		r.Array(len(args))
@@ -273,29 +306,28 @@ func writeDoc(c *Ctx, d cmdDoc, name string, subs []Subcommand) {
 // COMMAND LIST [FILTERBY MODULE name|ACLCAT category|PATTERN pattern]:
 // command and subcommand names.
 func cmdCommandList(c *Ctx, args [][]byte) error {
-	keep := func(string, Flags, string) bool { return true }
+	keep := func(string, ACLCategories) bool { return true }
 	switch {
 	case len(args) == 2:
 	case len(args) == 5 && is(args[2], "FILTERBY") && is(args[3], "MODULE"):
-		keep = func(string, Flags, string) bool { return false }
+		keep = func(string, ACLCategories) bool { return false }
 	case len(args) == 5 && is(args[2], "FILTERBY") && is(args[3], "ACLCAT"):
 		want := "@" + lower(args[4])
-		keep = func(_ string, f Flags, group string) bool { return slices.Contains(aclCategories(f, group), want) }
+		keep = func(_ string, cats ACLCategories) bool { return slices.Contains(cats.names(), want) }
 	case len(args) == 5 && is(args[2], "FILTERBY") && is(args[3], "PATTERN"):
 		pattern := []byte(lower(args[4]))
-		keep = func(name string, _ Flags, _ string) bool { return types.Match(pattern, []byte(name)) }
+		keep = func(name string, _ ACLCategories) bool { return types.Match(pattern, []byte(name)) }
 	default:
 		return errSyntax
 	}
 	var names [][]byte
 	for _, n := range c.Srv.table.sortedNames() {
 		cmd := c.Srv.table[n]
-		group := cmd.Doc.group
-		if keep(n, cmd.Flags, group) {
+		if keep(n, cmd.aclCategories()) {
 			names = append(names, []byte(n))
 		}
 		for _, s := range cmd.declaredSubcommands() {
-			if full := n + "|" + s.Name; keep(full, s.Flags, group) {
+			if full := n + "|" + s.Name; keep(full, s.aclCategories()) {
 				names = append(names, []byte(full))
 			}
 		}

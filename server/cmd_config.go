@@ -11,11 +11,11 @@ import (
 // of config.go.
 
 var configSubcommands = []Subcommand{
-	sub("get", -3, Admin, cmdConfigGet, cmdDoc{"Get the values of configuration parameters", "2.0.0", "server", "parameter [parameter ...]"}),
-	sub("set", -4, Admin, cmdConfigSet, cmdDoc{"Set configuration parameters to the given values", "2.0.0", "server", "parameter value [parameter value ...]"}).shaped(pairsFrom(2, shapeSyntax)),
-	sub("resetstat", 2, Admin, cmdConfigResetStat, cmdDoc{"Reset the stats returned by INFO", "2.0.0", "server", ""}),
-	sub("rewrite", 2, Admin, cmdConfigRewrite, cmdDoc{"Rewrite the configuration file with the in memory configuration", "2.8.0", "server", ""}),
-	sub("help", 2, 0, cmdConfigHelp, cmdDoc{"Show helpful text about the different subcommands", "5.0.0", "server", ""}),
+	sub("get", -3, Admin|NoScript|Loading|Stale, cmdConfigGet, cmdDoc{"Get the values of configuration parameters", "2.0.0", "server", "O(N) when N is the number of configuration parameters provided", "parameter [parameter ...]"}),
+	sub("set", -4, Admin|NoScript|Loading|Stale, cmdConfigSet, cmdDoc{"Set configuration parameters to the given values", "2.0.0", "server", "O(N) when N is the number of configuration parameters provided", "parameter value [parameter value ...]"}).shaped(pairsFrom(2, shapeSyntax)).tips("request_policy:all_nodes", "response_policy:all_succeeded"),
+	sub("resetstat", 2, Admin|NoScript|Loading|Stale, cmdConfigResetStat, cmdDoc{"Reset the stats returned by INFO", "2.0.0", "server", "O(1)", ""}),
+	sub("rewrite", 2, Admin|NoScript|Loading|Stale, cmdConfigRewrite, cmdDoc{"Rewrite the configuration file with the in memory configuration", "2.8.0", "server", "O(1)", ""}),
+	sub("help", 2, Loading|Stale, cmdConfigHelp, cmdDoc{"Show helpful text about the different subcommands", "5.0.0", "server", "O(1)", ""}),
 }
 
 // CONFIG GET pattern [pattern ...]: a map of names to values; glob

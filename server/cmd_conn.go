@@ -9,17 +9,13 @@ import (
 // Connection commands: PING, ECHO, QUIT, SELECT, AUTH and HELLO. The rows
 // of CLIENT (cmd_client.go) and COMMAND (cmd_command.go) are here too.
 
-// PING [message]
+// PING [message]; the row's Shape allows at most the message.
 func cmdPing(c *Ctx, args [][]byte) error {
-	switch len(args) {
-	case 1:
+	if len(args) == 1 {
 		c.Reply().Status("PONG")
-	case 2:
-		c.Reply().Bulk(args[1])
-	default:
-		// Arity -1 cannot say "at most 2"; Redis checks this in the command too.
-		return errWrongArity("ping")
+		return nil
 	}
+	c.Reply().Bulk(args[1])
 	return nil
 }
 
@@ -53,16 +49,13 @@ func cmdSelect(c *Ctx, args [][]byte) error {
 	return nil
 }
 
-// AUTH [username] password
+// AUTH [username] password; the row's Shape allows at most the two.
 func cmdAuth(c *Ctx, args [][]byte) error {
 	var err error
-	switch len(args) {
-	case 2:
+	if len(args) == 2 {
 		err = c.authenticate(nil, args[1], false)
-	case 3:
+	} else {
 		err = c.authenticate(args[1], args[2], true)
-	default:
-		return errSyntax
 	}
 	if err != nil {
 		return err
@@ -173,20 +166,20 @@ func cmdHello(c *Ctx, args [][]byte) error {
 
 // connectionCommands are the connection commands' rows.
 var connectionCommands = []Command{
-	cmd("ping", -1, Fast, 0, 0, 0, cmdPing).
-		doc("Ping the server", "1.0.0", "connection", "[message]"),
-	cmd("echo", 2, Fast, 0, 0, 0, cmdEcho).
-		doc("Echo the given string", "1.0.0", "connection", "message"),
-	cmd("quit", -1, NoAuth|Fast, 0, 0, 0, cmdQuit).
-		doc("Close the connection", "1.0.0", "connection", ""),
-	cmd("select", 2, Fast, 0, 0, 0, cmdSelect).
-		doc("Change the selected database for the current connection", "1.0.0", "connection", "index"),
-	cmd("auth", -2, NoAuth|Fast, 0, 0, 0, cmdAuth).
-		doc("Authenticate to the server", "1.0.0", "connection", "[username] password"),
-	cmd("hello", -1, NoAuth|Fast, 0, 0, 0, cmdHello).
-		doc("Handshake with the server", "6.0.0", "connection", "[protover [AUTH username password] [SETNAME clientname]]"),
+	cmd("ping", -1, Fast, 0, 0, 0, cmdPing).shaped(atMost(2, shapeArity)).tips("request_policy:all_shards", "response_policy:all_succeeded").
+		doc("Ping the server", "1.0.0", "connection", "O(1)", "[message]"),
+	cmd("echo", 2, Loading|Stale|Fast, 0, 0, 0, cmdEcho).
+		doc("Echo the given string", "1.0.0", "connection", "O(1)", "message"),
+	cmd("quit", -1, NoScript|Loading|Stale|Fast|NoAuth|AllowBusy, 0, 0, 0, cmdQuit).
+		doc("Close the connection", "1.0.0", "connection", "O(1)", ""),
+	cmd("select", 2, Loading|Stale|Fast, 0, 0, 0, cmdSelect).
+		doc("Change the selected database for the current connection", "1.0.0", "connection", "O(1)", "index"),
+	cmd("auth", -2, NoScript|Loading|Stale|Fast|NoAuth|AllowBusy, 0, 0, 0, cmdAuth).shaped(atMost(3, shapeSyntax)).
+		doc("Authenticate to the server", "1.0.0", "connection", "O(N) where N is the number of passwords defined for the user", "[username] password"),
+	cmd("hello", -1, NoScript|Loading|Stale|Fast|NoAuth|AllowBusy, 0, 0, 0, cmdHello).
+		doc("Handshake with Redis", "6.0.0", "connection", "O(1)", "[protover [AUTH username password] [SETNAME clientname]]"),
 	cmd("client", -2, 0, 0, 0, 0, nil).withSubcommands(clientSubcommands).
-		doc("A container for client connection commands", "2.4.0", "connection", ""),
-	cmd("command", -1, 0, 0, 0, 0, cmdCommandAll).withSubcommands(commandSubcommands).
-		doc("Get array of command details", "2.8.13", "server", ""),
+		doc("A container for client connection commands", "2.4.0", "connection", "Depends on subcommand.", ""),
+	cmd("command", -1, Loading|Stale, 0, 0, 0, cmdCommandAll).withSubcommands(commandSubcommands).acl(ACLConnection).tips("nondeterministic_output_order").
+		doc("Get array of Redis command details", "2.8.13", "server", "O(N) where N is the total number of Redis commands", ""),
 }

@@ -123,7 +123,7 @@ func cmdHRandField(c *Ctx, args [][]byte) error {
 		return err
 	}
 	withValues := false
-	switch {
+	switch { // not a Shape (at most 4): Redis parses count before it checks the arity
 	case len(args) == 4 && is(args[3], "WITHVALUES"):
 		withValues = true
 		if err := checkPairedCount(count); err != nil {
@@ -174,36 +174,36 @@ func writeScanReply(c *Ctx, next uint64, items [][]byte) {
 }
 
 var hashCommands = []Command{
-	cmd("hset", -4, Write|Fast|Grouped, 1, 1, 1, cmdHSet).shaped(pairsFrom(2, shapeArity)).
-		doc("Set the string value of a hash field", "2.0.0", "hash", "key field value [field value ...]"),
-	cmd("hmset", -4, Write|Fast|Grouped, 1, 1, 1, cmdHMSet).shaped(pairsFrom(2, shapeArity)).
-		doc("Set multiple hash fields to multiple values", "2.0.0", "hash", "key field value [field value ...]"),
-	cmd("hsetnx", 4, Write|Fast|Grouped, 1, 1, 1, cmdHSetNX).
-		doc("Set the value of a hash field, only if the field does not exist", "2.0.0", "hash", "key field value"),
-	cmd("hget", 3, ReadOnly|Fast|Grouped, 1, 1, 1, cmdHGet).
-		doc("Get the value of a hash field", "2.0.0", "hash", "key field"),
-	cmd("hmget", -3, ReadOnly|Fast|Grouped, 1, 1, 1, cmdHMGet).
-		doc("Get the values of all the given hash fields", "2.0.0", "hash", "key field [field ...]"),
-	cmd("hgetall", 2, ReadOnly, 1, 1, 1, cmdHGetAll).
-		doc("Get all the fields and values in a hash", "2.0.0", "hash", "key"),
-	cmd("hkeys", 2, ReadOnly, 1, 1, 1, cmdHKeys).
-		doc("Get all the fields in a hash", "2.0.0", "hash", "key"),
-	cmd("hvals", 2, ReadOnly, 1, 1, 1, cmdHVals).
-		doc("Get all the values in a hash", "2.0.0", "hash", "key"),
-	cmd("hdel", -3, Write|Fast|Grouped, 1, 1, 1, cmdHDel).
-		doc("Delete one or more hash fields", "2.0.0", "hash", "key field [field ...]"),
-	cmd("hlen", 2, ReadOnly|Fast|Grouped, 1, 1, 1, cmdHLen).
-		doc("Get the number of fields in a hash", "2.0.0", "hash", "key"),
-	cmd("hexists", 3, ReadOnly|Fast|Grouped, 1, 1, 1, cmdHExists).
-		doc("Determine if a hash field exists", "2.0.0", "hash", "key field"),
-	cmd("hstrlen", 3, ReadOnly|Fast|Grouped, 1, 1, 1, cmdHStrLen).
-		doc("Get the length of the value of a hash field", "3.2.0", "hash", "key field"),
-	cmd("hincrby", 4, Write|Fast|Grouped, 1, 1, 1, cmdHIncrBy).
-		doc("Increment the integer value of a hash field by the given number", "2.0.0", "hash", "key field increment"),
-	cmd("hincrbyfloat", 4, Write|Fast|Grouped, 1, 1, 1, cmdHIncrByFloat).
-		doc("Increment the float value of a hash field by the given amount", "2.6.0", "hash", "key field increment"),
-	cmd("hrandfield", -2, ReadOnly, 1, 1, 1, cmdHRandField).
-		doc("Get one or multiple random fields from a hash", "6.2.0", "hash", "key [count [WITHVALUES]]"),
-	cmd("hscan", -3, ReadOnly, 1, 1, 1, cmdHScan).
-		doc("Incrementally iterate hash fields and associated values", "2.8.0", "hash", "key cursor [MATCH pattern] [COUNT count]"),
+	cmd("hset", -4, Write|DenyOOM|Fast|Grouped, 1, 1, 1, cmdHSet).shaped(pairsFrom(2, shapeArity)).keyFlags(KeyRW|KeyUpdate).
+		doc("Set the string value of a hash field", "2.0.0", "hash", "O(1) for each field/value pair added, so O(N) to add N field/value pairs when the command is called with multiple field/value pairs.", "key field value [field value ...]"),
+	cmd("hmset", -4, Write|DenyOOM|Fast|Grouped, 1, 1, 1, cmdHMSet).shaped(pairsFrom(2, shapeArity)).keyFlags(KeyRW|KeyUpdate).
+		doc("Set multiple hash fields to multiple values", "2.0.0", "hash", "O(N) where N is the number of fields being set.", "key field value [field value ...]"),
+	cmd("hsetnx", 4, Write|DenyOOM|Fast|Grouped, 1, 1, 1, cmdHSetNX).keyFlags(KeyRW|KeyInsert).
+		doc("Set the value of a hash field, only if the field does not exist", "2.0.0", "hash", "O(1)", "key field value"),
+	cmd("hget", 3, ReadOnly|Fast|Grouped, 1, 1, 1, cmdHGet).keyFlags(KeyRO|KeyAccess).
+		doc("Get the value of a hash field", "2.0.0", "hash", "O(1)", "key field"),
+	cmd("hmget", -3, ReadOnly|Fast|Grouped, 1, 1, 1, cmdHMGet).keyFlags(KeyRO|KeyAccess).
+		doc("Get the values of all the given hash fields", "2.0.0", "hash", "O(N) where N is the number of fields being requested.", "key field [field ...]"),
+	cmd("hgetall", 2, ReadOnly, 1, 1, 1, cmdHGetAll).keyFlags(KeyRO|KeyAccess).tips("nondeterministic_output_order").
+		doc("Get all the fields and values in a hash", "2.0.0", "hash", "O(N) where N is the size of the hash.", "key"),
+	cmd("hkeys", 2, ReadOnly, 1, 1, 1, cmdHKeys).keyFlags(KeyRO|KeyAccess).tips("nondeterministic_output_order").
+		doc("Get all the fields in a hash", "2.0.0", "hash", "O(N) where N is the size of the hash.", "key"),
+	cmd("hvals", 2, ReadOnly, 1, 1, 1, cmdHVals).keyFlags(KeyRO|KeyAccess).tips("nondeterministic_output_order").
+		doc("Get all the values in a hash", "2.0.0", "hash", "O(N) where N is the size of the hash.", "key"),
+	cmd("hdel", -3, Write|Fast|Grouped, 1, 1, 1, cmdHDel).keyFlags(KeyRW|KeyDelete).
+		doc("Delete one or more hash fields", "2.0.0", "hash", "O(N) where N is the number of fields to be removed.", "key field [field ...]"),
+	cmd("hlen", 2, ReadOnly|Fast|Grouped, 1, 1, 1, cmdHLen).keyFlags(KeyRO).
+		doc("Get the number of fields in a hash", "2.0.0", "hash", "O(1)", "key"),
+	cmd("hexists", 3, ReadOnly|Fast|Grouped, 1, 1, 1, cmdHExists).keyFlags(KeyRO).
+		doc("Determine if a hash field exists", "2.0.0", "hash", "O(1)", "key field"),
+	cmd("hstrlen", 3, ReadOnly|Fast|Grouped, 1, 1, 1, cmdHStrLen).keyFlags(KeyRO).
+		doc("Get the length of the value of a hash field", "3.2.0", "hash", "O(1)", "key field"),
+	cmd("hincrby", 4, Write|DenyOOM|Fast|Grouped, 1, 1, 1, cmdHIncrBy).keyFlags(KeyRW|KeyAccess|KeyUpdate).
+		doc("Increment the integer value of a hash field by the given number", "2.0.0", "hash", "O(1)", "key field increment"),
+	cmd("hincrbyfloat", 4, Write|DenyOOM|Fast|Grouped, 1, 1, 1, cmdHIncrByFloat).keyFlags(KeyRW|KeyAccess|KeyUpdate).
+		doc("Increment the float value of a hash field by the given amount", "2.6.0", "hash", "O(1)", "key field increment"),
+	cmd("hrandfield", -2, ReadOnly, 1, 1, 1, cmdHRandField).keyFlags(KeyRO|KeyAccess).tips("nondeterministic_output").
+		doc("Get one or multiple random fields from a hash", "6.2.0", "hash", "O(N) where N is the number of fields returned", "key [count [WITHVALUES]]"),
+	cmd("hscan", -3, ReadOnly, 1, 1, 1, cmdHScan).keyFlags(KeyRO|KeyAccess).tips("nondeterministic_output").
+		doc("Incrementally iterate hash fields and associated values", "2.8.0", "hash", "O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection..", "key cursor [MATCH pattern] [COUNT count]"),
 }

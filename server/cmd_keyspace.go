@@ -117,14 +117,7 @@ func cmdRename(c *Ctx, args [][]byte) error {
 // RENAMENX key newkey
 func cmdRenameNX(c *Ctx, args [][]byte) error {
 	ok, err := c.DB.Rename(args[1], args[2], types.WriteNothing)
-	if err != nil {
-		return err
-	}
-	if ok {
-		c.signalKeyReady(c.DB.Index(), args[2])
-	}
-	c.Reply().IntBool(ok)
-	return nil
+	return replyIntBoolWaking(c, c.DB.Index(), args[2], ok, err)
 }
 
 // dbArg parses a database index argument. Redis reads it as a C int, so
@@ -149,14 +142,7 @@ func cmdMove(c *Ctx, args [][]byte) error {
 		return err
 	}
 	ok, err := c.DB.Move(args[1], to)
-	if err != nil {
-		return err
-	}
-	if ok {
-		c.signalKeyReady(to.Index(), args[1])
-	}
-	c.Reply().IntBool(ok)
-	return nil
+	return replyIntBoolWaking(c, to.Index(), args[1], ok, err)
 }
 
 // COPY source destination [DB destination-db] [REPLACE]
@@ -179,14 +165,7 @@ func cmdCopy(c *Ctx, args [][]byte) error {
 		}
 	}
 	ok, err := c.DB.Copy(args[1], to, args[2], exists)
-	if err != nil {
-		return err
-	}
-	if ok {
-		c.signalKeyReady(to.Index(), args[2])
-	}
-	c.Reply().IntBool(ok)
-	return nil
+	return replyIntBoolWaking(c, to.Index(), args[2], ok, err)
 }
 
 // KEYS pattern
@@ -222,10 +201,10 @@ func cmdRandomKey(c *Ctx, _ [][]byte) error {
 // objectSubcommands are OBJECT's. IDLETIME is missing: Shale keeps no
 // access clock, and a made-up idle time would mislead eviction tooling.
 var objectSubcommands = []Subcommand{
-	sub("encoding", 3, ReadOnly, cmdObjectEncoding, cmdDoc{"Inspect the internal encoding of a Redis object", "2.2.3", "generic", "key"}),
-	sub("freq", 3, ReadOnly, cmdObjectFreq, cmdDoc{"Get the logarithmic access frequency counter of a Redis object", "4.0.0", "generic", "key"}),
-	sub("refcount", 3, ReadOnly, cmdObjectRefCount, cmdDoc{"Get the number of references to the value of the key", "2.2.3", "generic", "key"}),
-	sub("help", 2, 0, cmdObjectHelp, cmdDoc{"Show helpful text about the different subcommands", "6.2.0", "generic", ""}),
+	sub("encoding", 3, ReadOnly, cmdObjectEncoding, cmdDoc{"Inspect the internal encoding of a Redis object", "2.2.3", "generic", "O(1)", "key"}).tips("nondeterministic_output"),
+	sub("freq", 3, ReadOnly, cmdObjectFreq, cmdDoc{"Get the logarithmic access frequency counter of a Redis object", "4.0.0", "generic", "O(1)", "key"}).tips("nondeterministic_output"),
+	sub("refcount", 3, ReadOnly, cmdObjectRefCount, cmdDoc{"Get the number of references to the value of the key", "2.2.3", "generic", "O(1)", "key"}).tips("nondeterministic_output"),
+	sub("help", 2, Loading|Stale, cmdObjectHelp, cmdDoc{"Show helpful text about the different subcommands", "6.2.0", "generic", "O(1)", ""}),
 }
 
 // OBJECT ENCODING key
@@ -298,48 +277,48 @@ func cmdObjectHelp(c *Ctx, _ [][]byte) error {
 }
 
 var keyspaceCommands = []Command{
-	cmd("del", -2, Write|Grouped, 1, -1, 1, cmdDel).
-		doc("Delete a key", "1.0.0", "generic", "key [key ...]"),
-	cmd("unlink", -2, Write|Fast|Grouped, 1, -1, 1, cmdDel).
-		doc("Delete a key asynchronously in another thread. Otherwise it is just as DEL, but non blocking.", "4.0.0", "generic", "key [key ...]"),
-	cmd("exists", -2, ReadOnly|Fast|Grouped, 1, -1, 1, cmdExists).
-		doc("Determine if a key exists", "1.0.0", "generic", "key [key ...]"),
-	cmd("touch", -2, ReadOnly|Fast, 1, -1, 1, cmdExists).
-		doc("Alters the last access time of a key(s). Returns the number of existing keys specified.", "3.2.1", "generic", "key [key ...]"),
-	cmd("type", 2, ReadOnly|Fast|Grouped, 1, 1, 1, cmdType).
-		doc("Determine the type stored at key", "1.0.0", "generic", "key"),
-	cmd("expire", -3, Write|Fast|Grouped, 1, 1, 1, cmdExpire).
-		doc("Set a key's time to live in seconds", "1.0.0", "generic", "key seconds [NX|XX|GT|LT]"),
-	cmd("pexpire", -3, Write|Fast|Grouped, 1, 1, 1, cmdPExpire).
-		doc("Set a key's time to live in milliseconds", "2.6.0", "generic", "key milliseconds [NX|XX|GT|LT]"),
-	cmd("expireat", -3, Write|Fast, 1, 1, 1, cmdExpireAt).
-		doc("Set the expiration for a key as a UNIX timestamp", "1.2.0", "generic", "key unix-time-seconds [NX|XX|GT|LT]"),
-	cmd("pexpireat", -3, Write|Fast, 1, 1, 1, cmdPExpireAt).
-		doc("Set the expiration for a key as a UNIX timestamp specified in milliseconds", "2.6.0", "generic", "key unix-time-milliseconds [NX|XX|GT|LT]"),
-	cmd("ttl", 2, ReadOnly|Fast|Grouped, 1, 1, 1, cmdTTL).
-		doc("Get the time to live for a key in seconds", "1.0.0", "generic", "key"),
-	cmd("pttl", 2, ReadOnly|Fast|Grouped, 1, 1, 1, cmdPTTL).
-		doc("Get the time to live for a key in milliseconds", "2.6.0", "generic", "key"),
-	cmd("expiretime", 2, ReadOnly|Fast, 1, 1, 1, cmdExpireTime).
-		doc("Get the expiration Unix timestamp for a key", "7.0.0", "generic", "key"),
-	cmd("pexpiretime", 2, ReadOnly|Fast, 1, 1, 1, cmdPExpireTime).
-		doc("Get the expiration Unix timestamp for a key in milliseconds", "7.0.0", "generic", "key"),
-	cmd("persist", 2, Write|Fast|Grouped, 1, 1, 1, cmdPersist).
-		doc("Remove the expiration from a key", "2.2.0", "generic", "key"),
-	cmd("rename", 3, Write, 1, 2, 1, cmdRename).
-		doc("Rename a key", "1.0.0", "generic", "key newkey"),
-	cmd("renamenx", 3, Write|Fast, 1, 2, 1, cmdRenameNX).
-		doc("Rename a key, only if the new key does not exist", "1.0.0", "generic", "key newkey"),
-	cmd("move", 3, Write|Fast, 1, 1, 1, cmdMove).
-		doc("Move a key to another database", "1.0.0", "generic", "key db"),
-	cmd("copy", -3, Write, 1, 2, 1, cmdCopy).
-		doc("Copy a key", "6.2.0", "generic", "source destination [DB destination-db] [REPLACE]"),
-	cmd("keys", 2, ReadOnly, 0, 0, 0, cmdKeys).
-		doc("Find all keys matching the given pattern", "1.0.0", "generic", "pattern"),
-	cmd("scan", -2, ReadOnly, 0, 0, 0, cmdScan).
-		doc("Incrementally iterate the keys space", "2.8.0", "generic", "cursor [MATCH pattern] [COUNT count] [TYPE type]"),
-	cmd("randomkey", 1, ReadOnly, 0, 0, 0, cmdRandomKey).
-		doc("Return a random key from the keyspace", "1.0.0", "generic", ""),
+	cmd("del", -2, Write|Grouped, 1, -1, 1, cmdDel).keyFlags(KeyRM|KeyDelete).tips("request_policy:multi_shard", "response_policy:agg_sum").
+		doc("Delete a key", "1.0.0", "generic", "O(N) where N is the number of keys that will be removed. When a key to remove holds a value other than a string, the individual complexity for this key is O(M) where M is the number of elements in the list, set, sorted set or hash. Removing a single key that holds a string value is O(1).", "key [key ...]"),
+	cmd("unlink", -2, Write|Fast|Grouped, 1, -1, 1, cmdDel).keyFlags(KeyRM|KeyDelete).tips("request_policy:multi_shard", "response_policy:agg_sum").
+		doc("Delete a key asynchronously in another thread. Otherwise it is just as DEL, but non blocking.", "4.0.0", "generic", "O(1) for each key removed regardless of its size. Then the command does O(N) work in a different thread in order to reclaim memory, where N is the number of allocations the deleted objects where composed of.", "key [key ...]"),
+	cmd("exists", -2, ReadOnly|Fast|Grouped, 1, -1, 1, cmdExists).keyFlags(KeyRO).tips("request_policy:multi_shard", "response_policy:agg_sum").
+		doc("Determine if a key exists", "1.0.0", "generic", "O(N) where N is the number of keys to check.", "key [key ...]"),
+	cmd("touch", -2, ReadOnly|Fast, 1, -1, 1, cmdExists).keyFlags(KeyRO).tips("request_policy:multi_shard", "response_policy:agg_sum").
+		doc("Alters the last access time of a key(s). Returns the number of existing keys specified.", "3.2.1", "generic", "O(N) where N is the number of keys that will be touched.", "key [key ...]"),
+	cmd("type", 2, ReadOnly|Fast|Grouped, 1, 1, 1, cmdType).keyFlags(KeyRO).
+		doc("Determine the type stored at key", "1.0.0", "generic", "O(1)", "key"),
+	cmd("expire", -3, Write|Fast|Grouped, 1, 1, 1, cmdExpire).keyFlags(KeyRW|KeyUpdate).
+		doc("Set a key's time to live in seconds", "1.0.0", "generic", "O(1)", "key seconds [NX|XX|GT|LT]"),
+	cmd("pexpire", -3, Write|Fast|Grouped, 1, 1, 1, cmdPExpire).keyFlags(KeyRW|KeyUpdate).
+		doc("Set a key's time to live in milliseconds", "2.6.0", "generic", "O(1)", "key milliseconds [NX|XX|GT|LT]"),
+	cmd("expireat", -3, Write|Fast, 1, 1, 1, cmdExpireAt).keyFlags(KeyRW|KeyUpdate).
+		doc("Set the expiration for a key as a UNIX timestamp", "1.2.0", "generic", "O(1)", "key unix-time-seconds [NX|XX|GT|LT]"),
+	cmd("pexpireat", -3, Write|Fast, 1, 1, 1, cmdPExpireAt).keyFlags(KeyRW|KeyUpdate).
+		doc("Set the expiration for a key as a UNIX timestamp specified in milliseconds", "2.6.0", "generic", "O(1)", "key unix-time-milliseconds [NX|XX|GT|LT]"),
+	cmd("ttl", 2, ReadOnly|Fast|Grouped, 1, 1, 1, cmdTTL).keyFlags(KeyRO|KeyAccess).tips("nondeterministic_output").
+		doc("Get the time to live for a key in seconds", "1.0.0", "generic", "O(1)", "key"),
+	cmd("pttl", 2, ReadOnly|Fast|Grouped, 1, 1, 1, cmdPTTL).keyFlags(KeyRO|KeyAccess).tips("nondeterministic_output").
+		doc("Get the time to live for a key in milliseconds", "2.6.0", "generic", "O(1)", "key"),
+	cmd("expiretime", 2, ReadOnly|Fast, 1, 1, 1, cmdExpireTime).keyFlags(KeyRO|KeyAccess).
+		doc("Get the expiration Unix timestamp for a key", "7.0.0", "generic", "O(1)", "key"),
+	cmd("pexpiretime", 2, ReadOnly|Fast, 1, 1, 1, cmdPExpireTime).keyFlags(KeyRO|KeyAccess).
+		doc("Get the expiration Unix timestamp for a key in milliseconds", "7.0.0", "generic", "O(1)", "key"),
+	cmd("persist", 2, Write|Fast|Grouped, 1, 1, 1, cmdPersist).keyFlags(KeyRW|KeyUpdate).
+		doc("Remove the expiration from a key", "2.2.0", "generic", "O(1)", "key"),
+	cmd("rename", 3, Write, 1, 2, 1, cmdRename).keyFlags(KeyRW|KeyAccess|KeyDelete, KeyOW|KeyUpdate).
+		doc("Rename a key", "1.0.0", "generic", "O(1)", "key newkey"),
+	cmd("renamenx", 3, Write|Fast, 1, 2, 1, cmdRenameNX).keyFlags(KeyRW|KeyAccess|KeyDelete, KeyOW|KeyInsert).
+		doc("Rename a key, only if the new key does not exist", "1.0.0", "generic", "O(1)", "key newkey"),
+	cmd("move", 3, Write|Fast, 1, 1, 1, cmdMove).keyFlags(KeyRW|KeyAccess|KeyUpdate).
+		doc("Move a key to another database", "1.0.0", "generic", "O(1)", "key db"),
+	cmd("copy", -3, Write|DenyOOM, 1, 2, 1, cmdCopy).keyFlags(KeyRO|KeyAccess, KeyOW|KeyUpdate).
+		doc("Copy a key", "6.2.0", "generic", "O(N) worst case for collections, where N is the number of nested items. O(1) for string values.", "source destination [DB destination-db] [REPLACE]"),
+	cmd("keys", 2, ReadOnly, 0, 0, 0, cmdKeys).acl(ACLKeyspace|ACLDangerous).tips("request_policy:all_shards", "nondeterministic_output_order").
+		doc("Find all keys matching the given pattern", "1.0.0", "generic", "O(N) with N being the number of keys in the database, under the assumption that the key names in the database and the given pattern have limited length.", "pattern"),
+	cmd("scan", -2, ReadOnly, 0, 0, 0, cmdScan).tips("nondeterministic_output", "request_policy:special").
+		doc("Incrementally iterate the keys space", "2.8.0", "generic", "O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection.", "cursor [MATCH pattern] [COUNT count] [TYPE type]"),
+	cmd("randomkey", 1, ReadOnly, 0, 0, 0, cmdRandomKey).tips("request_policy:all_shards", "nondeterministic_output").
+		doc("Return a random key from the keyspace", "1.0.0", "generic", "O(1)", ""),
 	cmd("object", -2, ReadOnly, 2, 2, 1, nil).withSubcommands(objectSubcommands).
-		doc("A container for object introspection commands", "2.2.3", "generic", "subcommand [arg ...]"),
+		doc("A container for object introspection commands", "2.2.3", "generic", "Depends on subcommand.", "subcommand [arg ...]"),
 }

@@ -12,13 +12,33 @@ import (
 // pushCommand is LPUSH, RPUSH, LPUSHX and RPUSHX: key element [element ...].
 func pushCommand(c *Ctx, args [][]byte, push func(key []byte, vals [][]byte) (int64, error)) error {
 	n, err := push(args[1], args[2:])
+	return replyIntWaking(c, c.DB.Index(), args[1], n, err)
+}
+
+// replyIntWaking replies n unless err is set, first waking the clients
+// blocked on key in database db when n > 0: the write left elements in key
+// (LPUSH, LINSERT, ZRANGESTORE, SORT ... STORE).
+func replyIntWaking(c *Ctx, db int, key []byte, n int64, err error) error {
 	if err != nil {
 		return err
 	}
 	if n > 0 {
-		c.signalKeyReady(c.DB.Index(), args[1])
+		c.signalKeyReady(db, key)
 	}
 	c.Reply().Int(n)
+	return nil
+}
+
+// replyIntBoolWaking is replyIntWaking for a write that reports whether it
+// wrote key (RENAMENX, MOVE, COPY): it replies ok as 1 or 0.
+func replyIntBoolWaking(c *Ctx, db int, key []byte, ok bool, err error) error {
+	if err != nil {
+		return err
+	}
+	if ok {
+		c.signalKeyReady(db, key)
+	}
+	c.Reply().IntBool(ok)
 	return nil
 }
 
@@ -135,14 +155,7 @@ func cmdLInsert(c *Ctx, args [][]byte) error {
 		return errSyntax
 	}
 	n, err := c.DB.LInsert(args[1], place, args[3], args[4])
-	if err != nil {
-		return err
-	}
-	if n > 0 {
-		c.signalKeyReady(c.DB.Index(), args[1])
-	}
-	c.Reply().Int(n)
-	return nil
+	return replyIntWaking(c, c.DB.Index(), args[1], n, err)
 }
 
 // LREM key count element
@@ -232,6 +245,16 @@ func listEnd(arg []byte) (types.ListEnd, error) {
 	return types.Left, errSyntax
 }
 
+// moveEnds parses LMOVE's and BLMOVE's wherefrom and whereto, args[3] and
+// args[4].
+func moveEnds(args [][]byte) (from, to types.ListEnd, err error) {
+	if from, err = listEnd(args[3]); err != nil {
+		return from, to, err
+	}
+	to, err = listEnd(args[4])
+	return from, to, err
+}
+
 // move is LMOVE's and its siblings' work: it moves one element and wakes
 // the clients blocked on the destination. ok is false when src is missing.
 func move(c *Ctx, src, dst []byte, from, to types.ListEnd) (val []byte, ok bool, err error) {
@@ -244,11 +267,7 @@ func move(c *Ctx, src, dst []byte, from, to types.ListEnd) (val []byte, ok bool,
 
 // LMOVE source destination LEFT|RIGHT LEFT|RIGHT
 func cmdLMove(c *Ctx, args [][]byte) error {
-	from, err := listEnd(args[3])
-	if err != nil {
-		return err
-	}
-	to, err := listEnd(args[4])
+	from, to, err := moveEnds(args)
 	if err != nil {
 		return err
 	}
@@ -401,11 +420,7 @@ func blmove(c *Ctx, src, dst []byte, from, to types.ListEnd, timeout time.Durati
 
 // BLMOVE source destination LEFT|RIGHT LEFT|RIGHT timeout
 func cmdBLMove(c *Ctx, args [][]byte) error {
-	from, err := listEnd(args[3])
-	if err != nil {
-		return err
-	}
-	to, err := listEnd(args[4])
+	from, to, err := moveEnds(args)
 	if err != nil {
 		return err
 	}
@@ -446,48 +461,48 @@ func cmdBLMPop(c *Ctx, args [][]byte) error {
 }
 
 var listCommands = []Command{
-	cmd("lpush", -3, Write|Fast|Grouped, 1, 1, 1, cmdLPush).
-		doc("Prepend one or multiple elements to a list", "1.0.0", "list", "key element [element ...]"),
-	cmd("rpush", -3, Write|Fast|Grouped, 1, 1, 1, cmdRPush).
-		doc("Append one or multiple elements to a list", "1.0.0", "list", "key element [element ...]"),
-	cmd("lpushx", -3, Write|Fast|Grouped, 1, 1, 1, cmdLPushX).
-		doc("Prepend an element to a list, only if the list exists", "2.2.0", "list", "key element [element ...]"),
-	cmd("rpushx", -3, Write|Fast|Grouped, 1, 1, 1, cmdRPushX).
-		doc("Append an element to a list, only if the list exists", "2.2.0", "list", "key element [element ...]"),
-	cmd("lpop", -2, Write|Fast|Grouped, 1, 1, 1, cmdLPop).shaped(atMost(3, shapeArity)).
-		doc("Remove and get the first elements in a list", "1.0.0", "list", "key [count]"),
-	cmd("rpop", -2, Write|Fast|Grouped, 1, 1, 1, cmdRPop).shaped(atMost(3, shapeArity)).
-		doc("Remove and get the last elements in a list", "1.0.0", "list", "key [count]"),
-	cmd("llen", 2, ReadOnly|Fast|Grouped, 1, 1, 1, cmdLLen).
-		doc("Get the length of a list", "1.0.0", "list", "key"),
-	cmd("lrange", 4, ReadOnly, 1, 1, 1, cmdLRange).
-		doc("Get a range of elements from a list", "1.0.0", "list", "key start stop"),
-	cmd("lindex", 3, ReadOnly|Grouped, 1, 1, 1, cmdLIndex).
-		doc("Get an element from a list by its index", "1.0.0", "list", "key index"),
-	cmd("lset", 4, Write, 1, 1, 1, cmdLSet).
-		doc("Set the value of an element in a list by its index", "1.0.0", "list", "key index element"),
-	cmd("linsert", 5, Write, 1, 1, 1, cmdLInsert).
-		doc("Insert an element before or after another element in a list", "2.2.0", "list", "key BEFORE|AFTER pivot element"),
-	cmd("lrem", 4, Write, 1, 1, 1, cmdLRem).
-		doc("Remove elements from a list", "1.0.0", "list", "key count element"),
-	cmd("ltrim", 4, Write, 1, 1, 1, cmdLTrim).
-		doc("Trim a list to the specified range", "1.0.0", "list", "key start stop"),
-	cmd("lpos", -3, ReadOnly, 1, 1, 1, cmdLPos).
-		doc("Return the index of matching elements on a list", "6.0.6", "list", "key element [RANK rank] [COUNT num-matches] [MAXLEN len]"),
-	cmd("lmove", 5, Write, 1, 2, 1, cmdLMove).
-		doc("Pop an element from a list, push it to another list and return it", "6.2.0", "list", "source destination LEFT|RIGHT LEFT|RIGHT"),
-	cmd("rpoplpush", 3, Write, 1, 2, 1, cmdRPopLPush).
-		doc("Remove the last element in a list, prepend it to another list and return it", "1.2.0", "list", "source destination"),
-	cmd("lmpop", -4, Write, 0, 0, 0, cmdLMPop).keysBy(numKeysAt(1)).
-		doc("Pop elements from a list", "7.0.0", "list", "numkeys key [key ...] LEFT|RIGHT [COUNT count]"),
-	cmd("blpop", -3, Write, 1, -2, 1, cmdBLPop).
-		doc("Remove and get the first element in a list, or block until one is available", "2.0.0", "list", "key [key ...] timeout"),
-	cmd("brpop", -3, Write, 1, -2, 1, cmdBRPop).
-		doc("Remove and get the last element in a list, or block until one is available", "2.0.0", "list", "key [key ...] timeout"),
-	cmd("blmove", 6, Write, 1, 2, 1, cmdBLMove).
-		doc("Pop an element from a list, push it to another list and return it; or block until one is available", "6.2.0", "list", "source destination LEFT|RIGHT LEFT|RIGHT timeout"),
-	cmd("brpoplpush", 4, Write, 1, 2, 1, cmdBRPopLPush).
-		doc("Pop an element from a list, push it to another list and return it; or block until one is available", "2.2.0", "list", "source destination timeout"),
-	cmd("blmpop", -5, Write, 0, 0, 0, cmdBLMPop).keysBy(numKeysAt(2)).
-		doc("Pop elements from a list, or block until one is available", "7.0.0", "list", "timeout numkeys key [key ...] LEFT|RIGHT [COUNT count]"),
+	cmd("lpush", -3, Write|DenyOOM|Fast|Grouped, 1, 1, 1, cmdLPush).keyFlags(KeyRW|KeyInsert).
+		doc("Prepend one or multiple elements to a list", "1.0.0", "list", "O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.", "key element [element ...]"),
+	cmd("rpush", -3, Write|DenyOOM|Fast|Grouped, 1, 1, 1, cmdRPush).keyFlags(KeyRW|KeyInsert).
+		doc("Append one or multiple elements to a list", "1.0.0", "list", "O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.", "key element [element ...]"),
+	cmd("lpushx", -3, Write|DenyOOM|Fast|Grouped, 1, 1, 1, cmdLPushX).keyFlags(KeyRW|KeyInsert).
+		doc("Prepend an element to a list, only if the list exists", "2.2.0", "list", "O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.", "key element [element ...]"),
+	cmd("rpushx", -3, Write|DenyOOM|Fast|Grouped, 1, 1, 1, cmdRPushX).keyFlags(KeyRW|KeyInsert).
+		doc("Append an element to a list, only if the list exists", "2.2.0", "list", "O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.", "key element [element ...]"),
+	cmd("lpop", -2, Write|Fast|Grouped, 1, 1, 1, cmdLPop).shaped(atMost(3, shapeArity)).keyFlags(KeyRW|KeyAccess|KeyDelete).
+		doc("Remove and get the first elements in a list", "1.0.0", "list", "O(N) where N is the number of elements returned", "key [count]"),
+	cmd("rpop", -2, Write|Fast|Grouped, 1, 1, 1, cmdRPop).shaped(atMost(3, shapeArity)).keyFlags(KeyRW|KeyAccess|KeyDelete).
+		doc("Remove and get the last elements in a list", "1.0.0", "list", "O(N) where N is the number of elements returned", "key [count]"),
+	cmd("llen", 2, ReadOnly|Fast|Grouped, 1, 1, 1, cmdLLen).keyFlags(KeyRO).
+		doc("Get the length of a list", "1.0.0", "list", "O(1)", "key"),
+	cmd("lrange", 4, ReadOnly, 1, 1, 1, cmdLRange).keyFlags(KeyRO|KeyAccess).
+		doc("Get a range of elements from a list", "1.0.0", "list", "O(S+N) where S is the distance of start offset from HEAD for small lists, from nearest end (HEAD or TAIL) for large lists; and N is the number of elements in the specified range.", "key start stop"),
+	cmd("lindex", 3, ReadOnly|Grouped, 1, 1, 1, cmdLIndex).keyFlags(KeyRO|KeyAccess).
+		doc("Get an element from a list by its index", "1.0.0", "list", "O(N) where N is the number of elements to traverse to get to the element at index. This makes asking for the first or the last element of the list O(1).", "key index"),
+	cmd("lset", 4, Write|DenyOOM, 1, 1, 1, cmdLSet).keyFlags(KeyRW|KeyUpdate).
+		doc("Set the value of an element in a list by its index", "1.0.0", "list", "O(N) where N is the length of the list. Setting either the first or the last element of the list is O(1).", "key index element"),
+	cmd("linsert", 5, Write|DenyOOM, 1, 1, 1, cmdLInsert).keyFlags(KeyRW|KeyInsert).
+		doc("Insert an element before or after another element in a list", "2.2.0", "list", "O(N) where N is the number of elements to traverse before seeing the value pivot. This means that inserting somewhere on the left end on the list (head) can be considered O(1) and inserting somewhere on the right end (tail) is O(N).", "key BEFORE|AFTER pivot element"),
+	cmd("lrem", 4, Write, 1, 1, 1, cmdLRem).keyFlags(KeyRW|KeyDelete).
+		doc("Remove elements from a list", "1.0.0", "list", "O(N+M) where N is the length of the list and M is the number of elements removed.", "key count element"),
+	cmd("ltrim", 4, Write, 1, 1, 1, cmdLTrim).keyFlags(KeyRW|KeyDelete).
+		doc("Trim a list to the specified range", "1.0.0", "list", "O(N) where N is the number of elements to be removed by the operation.", "key start stop"),
+	cmd("lpos", -3, ReadOnly, 1, 1, 1, cmdLPos).keyFlags(KeyRO|KeyAccess).
+		doc("Return the index of matching elements on a list", "6.0.6", "list", "O(N) where N is the number of elements in the list, for the average case. When searching for elements near the head or the tail of the list, or when the MAXLEN option is provided, the command may run in constant time.", "key element [RANK rank] [COUNT num-matches] [MAXLEN len]"),
+	cmd("lmove", 5, Write|DenyOOM, 1, 2, 1, cmdLMove).keyFlags(KeyRW|KeyAccess|KeyDelete, KeyRW|KeyInsert).
+		doc("Pop an element from a list, push it to another list and return it", "6.2.0", "list", "O(1)", "source destination LEFT|RIGHT LEFT|RIGHT"),
+	cmd("rpoplpush", 3, Write|DenyOOM, 1, 2, 1, cmdRPopLPush).keyFlags(KeyRW|KeyAccess|KeyDelete, KeyRW|KeyInsert).
+		doc("Remove the last element in a list, prepend it to another list and return it", "1.2.0", "list", "O(1)", "source destination"),
+	cmd("lmpop", -4, Write, 0, 0, 0, cmdLMPop).keysBy(numKeysAt(1)).keySpecs(numKeysSpec(1, KeyRW|KeyAccess|KeyDelete)).
+		doc("Pop elements from a list", "7.0.0", "list", "O(N+M) where N is the number of provided keys and M is the number of elements returned.", "numkeys key [key ...] LEFT|RIGHT [COUNT count]"),
+	cmd("blpop", -3, Write|NoScript|Blocking, 1, -2, 1, cmdBLPop).keyFlags(KeyRW|KeyAccess|KeyDelete).
+		doc("Remove and get the first element in a list, or block until one is available", "2.0.0", "list", "O(N) where N is the number of provided keys.", "key [key ...] timeout"),
+	cmd("brpop", -3, Write|NoScript|Blocking, 1, -2, 1, cmdBRPop).keyFlags(KeyRW|KeyAccess|KeyDelete).
+		doc("Remove and get the last element in a list, or block until one is available", "2.0.0", "list", "O(N) where N is the number of provided keys.", "key [key ...] timeout"),
+	cmd("blmove", 6, Write|DenyOOM|NoScript|Blocking, 1, 2, 1, cmdBLMove).keyFlags(KeyRW|KeyAccess|KeyDelete, KeyRW|KeyInsert).
+		doc("Pop an element from a list, push it to another list and return it; or block until one is available", "6.2.0", "list", "O(1)", "source destination LEFT|RIGHT LEFT|RIGHT timeout"),
+	cmd("brpoplpush", 4, Write|DenyOOM|NoScript|Blocking, 1, 2, 1, cmdBRPopLPush).keyFlags(KeyRW|KeyAccess|KeyDelete, KeyRW|KeyInsert).
+		doc("Pop an element from a list, push it to another list and return it; or block until one is available", "2.2.0", "list", "O(1)", "source destination timeout"),
+	cmd("blmpop", -5, Write|Blocking, 0, 0, 0, cmdBLMPop).keysBy(numKeysAt(2)).keySpecs(numKeysSpec(2, KeyRW|KeyAccess|KeyDelete)).
+		doc("Pop elements from a list, or block until one is available", "7.0.0", "list", "O(N+M) where N is the number of provided keys and M is the number of elements returned.", "timeout numkeys key [key ...] LEFT|RIGHT [COUNT count]"),
 }

@@ -50,7 +50,7 @@ func cmdFlushAll(c *Ctx, args [][]byte) error {
 	if err := flushMode(args); err != nil {
 		return err
 	}
-	return replyOK(c, c.Srv.eng.FlushAll())
+	return replyOK(c, c.DB.FlushAll())
 }
 
 // TIME: unix seconds and microseconds, as two bulk strings.
@@ -240,6 +240,9 @@ func cmdMonitor(c *Ctx, _ [][]byte) error {
 	if c.Client.isMonitor() {
 		return nil // Redis ignores MONITOR from a monitor, without a reply
 	}
+	if c.Client.txn.running {
+		return errMonitorInExec
+	}
 	c.Reply().OK()
 	m := &monitor{s: c.Srv, cl: c.Client, wake: make(chan struct{}, 1), stop: make(chan struct{})}
 	c.Client.setMonitor(true)
@@ -254,26 +257,27 @@ func cmdMonitor(c *Ctx, _ [][]byte) error {
 
 // serverCommands are the server commands' rows.
 var serverCommands = []Command{
-	cmd("info", -1, 0, 0, 0, 0, cmdInfo).
-		doc("Get information and statistics about the server", "1.0.0", "server", "[section [section ...]]"),
-	cmd("dbsize", 1, ReadOnly|Fast, 0, 0, 0, cmdDBSize).
-		doc("Return the number of keys in the selected database", "1.0.0", "server", ""),
-	cmd("flushdb", -1, Write, 0, 0, 0, cmdFlushDB).
-		doc("Remove all keys from the current database", "1.0.0", "server", "[ASYNC|SYNC]"),
-	cmd("flushall", -1, Write, 0, 0, 0, cmdFlushAll).
-		doc("Remove all keys from all databases", "1.0.0", "server", "[ASYNC|SYNC]"),
-	cmd("time", 1, Fast, 0, 0, 0, cmdTime).
-		doc("Return the current server time", "2.6.0", "server", ""),
-	cmd("compact", 1, Admin, 0, 0, 0, cmdCompact).
-		doc("Compact the whole database now, reclaiming the space of removed keys", "0.1.0", "server", ""),
-	cmd("shutdown", -1, Admin, 0, 0, 0, cmdShutdown).
-		doc("Flush the data to disk and shut down the server", "1.0.0", "server", "[NOSAVE|SAVE] [NOW] [FORCE] [ABORT]"),
-	cmd("debug", -2, Admin, 0, 0, 0, nil).withPrivateSubcommands(debugSubcommands).
-		doc("A container for debugging commands (needs server.enable_debug_command)", "1.0.0", "server", "subcommand [arg ...]"),
+	cmd("info", -1, Loading|Stale, 0, 0, 0, cmdInfo).acl(ACLDangerous).tips("nondeterministic_output", "request_policy:all_shards", "response_policy:special").
+		doc("Get information and statistics about the server", "1.0.0", "server", "O(1)", "[section [section ...]]"),
+	cmd("dbsize", 1, ReadOnly|Fast, 0, 0, 0, cmdDBSize).acl(ACLKeyspace).tips("request_policy:all_shards", "response_policy:agg_sum").
+		doc("Return the number of keys in the selected database", "1.0.0", "server", "O(1)", ""),
+	cmd("flushdb", -1, Write, 0, 0, 0, cmdFlushDB).acl(ACLKeyspace|ACLDangerous).tips("request_policy:all_shards", "response_policy:all_succeeded").
+		doc("Remove all keys from the current database", "1.0.0", "server", "O(N) where N is the number of keys in the selected database", "[ASYNC|SYNC]"),
+	cmd("flushall", -1, Write, 0, 0, 0, cmdFlushAll).acl(ACLKeyspace|ACLDangerous).tips("request_policy:all_shards", "response_policy:all_succeeded").
+		doc("Remove all keys from all databases", "1.0.0", "server", "O(N) where N is the total number of keys in all databases", "[ASYNC|SYNC]"),
+	cmd("time", 1, Loading|Stale|Fast, 0, 0, 0, cmdTime).tips("nondeterministic_output").
+		doc("Return the current server time", "2.6.0", "server", "O(1)", ""),
+	// COMPACT is Shale's own: flagged as BGSAVE, the other long write to disk.
+	cmd("compact", 1, Admin|NoScript|NoAsyncLoading, 0, 0, 0, cmdCompact).
+		doc("Compact the whole database now, reclaiming the space of removed keys", "0.1.0", "server", "O(N) where N is the size of the data on disk", ""),
+	cmd("shutdown", -1, Admin|NoScript|Loading|Stale|NoMulti|AllowBusy, 0, 0, 0, cmdShutdown).
+		doc("Flush the data to disk and shut down the server", "1.0.0", "server", "O(N) when saving, where N is the total number of keys in all databases when saving data, otherwise O(1)", "[NOSAVE|SAVE] [NOW] [FORCE] [ABORT]"),
+	cmd("debug", -2, Admin|NoScript|Loading|Stale, 0, 0, 0, nil).withPrivateSubcommands(debugSubcommands).
+		doc("A container for debugging commands (needs server.enable_debug_command)", "1.0.0", "server", "Depends on subcommand.", "subcommand [arg ...]"),
 	cmd("config", -2, 0, 0, 0, 0, nil).withSubcommands(configSubcommands).
-		doc("A container for server configuration commands", "2.0.0", "server", ""),
+		doc("A container for server configuration commands", "2.0.0", "server", "Depends on subcommand.", ""),
 	cmd("slowlog", -2, 0, 0, 0, 0, nil).withSubcommands(slowlogSubcommands).
-		doc("A container for slow log commands", "2.2.12", "server", ""),
-	cmd("monitor", 1, Admin, 0, 0, 0, cmdMonitor).
-		doc("Listen for all requests received by the server in real time", "1.0.0", "server", ""),
+		doc("A container for slow log commands", "2.2.12", "server", "Depends on subcommand.", ""),
+	cmd("monitor", 1, Admin|NoScript|Loading|Stale, 0, 0, 0, cmdMonitor).
+		doc("Listen for all requests received by the server in real time", "1.0.0", "server", "", ""),
 }

@@ -192,38 +192,38 @@ func cmdSScan(c *Ctx, args [][]byte) error {
 }
 
 var setCommands = []Command{
-	cmd("sadd", -3, Write|Fast|Grouped, 1, 1, 1, cmdSAdd).
-		doc("Add one or more members to a set", "1.0.0", "set", "key member [member ...]"),
-	cmd("srem", -3, Write|Fast|Grouped, 1, 1, 1, cmdSRem).
-		doc("Remove one or more members from a set", "1.0.0", "set", "key member [member ...]"),
-	cmd("scard", 2, ReadOnly|Fast|Grouped, 1, 1, 1, cmdSCard).
-		doc("Get the number of members in a set", "1.0.0", "set", "key"),
-	cmd("sismember", 3, ReadOnly|Fast|Grouped, 1, 1, 1, cmdSIsMember).
-		doc("Determine if a given value is a member of a set", "1.0.0", "set", "key member"),
-	cmd("smismember", -3, ReadOnly|Fast|Grouped, 1, 1, 1, cmdSMIsMember).
-		doc("Returns the membership associated with the given elements for a set", "6.2.0", "set", "key member [member ...]"),
-	cmd("smembers", 2, ReadOnly, 1, 1, 1, cmdSMembers).
-		doc("Get all the members in a set", "1.0.0", "set", "key"),
-	cmd("spop", -2, Write|Fast, 1, 1, 1, cmdSPop).shaped(atMost(3, shapeSyntax)).
-		doc("Remove and return one or multiple random members from a set", "1.0.0", "set", "key [count]"),
-	cmd("srandmember", -2, ReadOnly, 1, 1, 1, cmdSRandMember).shaped(atMost(3, shapeSyntax)).
-		doc("Get one or multiple random members from a set", "1.0.0", "set", "key [count]"),
-	cmd("smove", 4, Write|Fast, 1, 2, 1, cmdSMove).
-		doc("Move a member from one set to another", "1.0.0", "set", "source destination member"),
-	cmd("sinter", -2, ReadOnly, 1, -1, 1, cmdSInter).
-		doc("Intersect multiple sets", "1.0.0", "set", "key [key ...]"),
-	cmd("sintercard", -3, ReadOnly, 0, 0, 0, cmdSInterCard).keysBy(numKeysAt(1)).
-		doc("Intersect multiple sets and return the cardinality of the result", "7.0.0", "set", "numkeys key [key ...] [LIMIT limit]"),
-	cmd("sinterstore", -3, Write, 1, -1, 1, cmdSInterStore).
-		doc("Intersect multiple sets and store the resulting set in a key", "1.0.0", "set", "destination key [key ...]"),
-	cmd("sunion", -2, ReadOnly, 1, -1, 1, cmdSUnion).
-		doc("Add multiple sets", "1.0.0", "set", "key [key ...]"),
-	cmd("sunionstore", -3, Write, 1, -1, 1, cmdSUnionStore).
-		doc("Add multiple sets and store the resulting set in a key", "1.0.0", "set", "destination key [key ...]"),
-	cmd("sdiff", -2, ReadOnly, 1, -1, 1, cmdSDiff).
-		doc("Subtract multiple sets", "1.0.0", "set", "key [key ...]"),
-	cmd("sdiffstore", -3, Write, 1, -1, 1, cmdSDiffStore).
-		doc("Subtract multiple sets and store the resulting set in a key", "1.0.0", "set", "destination key [key ...]"),
-	cmd("sscan", -3, ReadOnly, 1, 1, 1, cmdSScan).
-		doc("Incrementally iterate Set elements", "2.8.0", "set", "key cursor [MATCH pattern] [COUNT count]"),
+	cmd("sadd", -3, Write|DenyOOM|Fast|Grouped, 1, 1, 1, cmdSAdd).keyFlags(KeyRW|KeyInsert).
+		doc("Add one or more members to a set", "1.0.0", "set", "O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.", "key member [member ...]"),
+	cmd("srem", -3, Write|Fast|Grouped, 1, 1, 1, cmdSRem).keyFlags(KeyRW|KeyDelete).
+		doc("Remove one or more members from a set", "1.0.0", "set", "O(N) where N is the number of members to be removed.", "key member [member ...]"),
+	cmd("scard", 2, ReadOnly|Fast|Grouped, 1, 1, 1, cmdSCard).keyFlags(KeyRO).
+		doc("Get the number of members in a set", "1.0.0", "set", "O(1)", "key"),
+	cmd("sismember", 3, ReadOnly|Fast|Grouped, 1, 1, 1, cmdSIsMember).keyFlags(KeyRO).
+		doc("Determine if a given value is a member of a set", "1.0.0", "set", "O(1)", "key member"),
+	cmd("smismember", -3, ReadOnly|Fast|Grouped, 1, 1, 1, cmdSMIsMember).keyFlags(KeyRO|KeyAccess).
+		doc("Returns the membership associated with the given elements for a set", "6.2.0", "set", "O(N) where N is the number of elements being checked for membership", "key member [member ...]"),
+	cmd("smembers", 2, ReadOnly, 1, 1, 1, cmdSMembers).keyFlags(KeyRO|KeyAccess).tips("nondeterministic_output_order").
+		doc("Get all the members in a set", "1.0.0", "set", "O(N) where N is the set cardinality.", "key"),
+	cmd("spop", -2, Write|Fast, 1, 1, 1, cmdSPop).shaped(atMost(3, shapeSyntax)).keyFlags(KeyRW|KeyAccess|KeyDelete).tips("nondeterministic_output").
+		doc("Remove and return one or multiple random members from a set", "1.0.0", "set", "Without the count argument O(1), otherwise O(N) where N is the value of the passed count.", "key [count]"),
+	cmd("srandmember", -2, ReadOnly, 1, 1, 1, cmdSRandMember).shaped(atMost(3, shapeSyntax)).keyFlags(KeyRO|KeyAccess).tips("nondeterministic_output").
+		doc("Get one or multiple random members from a set", "1.0.0", "set", "Without the count argument O(1), otherwise O(N) where N is the absolute value of the passed count.", "key [count]"),
+	cmd("smove", 4, Write|Fast, 1, 2, 1, cmdSMove).keyFlags(KeyRW|KeyAccess|KeyDelete, KeyRW|KeyInsert).
+		doc("Move a member from one set to another", "1.0.0", "set", "O(1)", "source destination member"),
+	cmd("sinter", -2, ReadOnly, 1, -1, 1, cmdSInter).keyFlags(KeyRO|KeyAccess).tips("nondeterministic_output_order").
+		doc("Intersect multiple sets", "1.0.0", "set", "O(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets.", "key [key ...]"),
+	cmd("sintercard", -3, ReadOnly, 0, 0, 0, cmdSInterCard).keysBy(numKeysAt(1)).keySpecs(numKeysSpec(1, KeyRO|KeyAccess)).
+		doc("Intersect multiple sets and return the cardinality of the result", "7.0.0", "set", "O(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets.", "numkeys key [key ...] [LIMIT limit]"),
+	cmd("sinterstore", -3, Write|DenyOOM, 1, -1, 1, cmdSInterStore).keyFlags(KeyRW|KeyUpdate, KeyRO|KeyAccess).
+		doc("Intersect multiple sets and store the resulting set in a key", "1.0.0", "set", "O(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets.", "destination key [key ...]"),
+	cmd("sunion", -2, ReadOnly, 1, -1, 1, cmdSUnion).keyFlags(KeyRO|KeyAccess).tips("nondeterministic_output_order").
+		doc("Add multiple sets", "1.0.0", "set", "O(N) where N is the total number of elements in all given sets.", "key [key ...]"),
+	cmd("sunionstore", -3, Write|DenyOOM, 1, -1, 1, cmdSUnionStore).keyFlags(KeyOW|KeyUpdate, KeyRO|KeyAccess).
+		doc("Add multiple sets and store the resulting set in a key", "1.0.0", "set", "O(N) where N is the total number of elements in all given sets.", "destination key [key ...]"),
+	cmd("sdiff", -2, ReadOnly, 1, -1, 1, cmdSDiff).keyFlags(KeyRO|KeyAccess).tips("nondeterministic_output_order").
+		doc("Subtract multiple sets", "1.0.0", "set", "O(N) where N is the total number of elements in all given sets.", "key [key ...]"),
+	cmd("sdiffstore", -3, Write|DenyOOM, 1, -1, 1, cmdSDiffStore).keyFlags(KeyOW|KeyUpdate, KeyRO|KeyAccess).
+		doc("Subtract multiple sets and store the resulting set in a key", "1.0.0", "set", "O(N) where N is the total number of elements in all given sets.", "destination key [key ...]"),
+	cmd("sscan", -3, ReadOnly, 1, 1, 1, cmdSScan).keyFlags(KeyRO|KeyAccess).tips("nondeterministic_output").
+		doc("Incrementally iterate Set elements", "2.8.0", "set", "O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection..", "key cursor [MATCH pattern] [COUNT count]"),
 }

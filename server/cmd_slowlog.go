@@ -5,10 +5,10 @@ import "github.com/shaledb/shale/server/types"
 // SLOWLOG GET, LEN, RESET and HELP, over the slow log of slowlog.go.
 
 var slowlogSubcommands = []Subcommand{
-	sub("get", -2, Admin, cmdSlowlogGet, cmdDoc{"Get the slow log's entries", "2.2.12", "server", "[count]"}).shaped(atMost(3, shapeSubcommandSyntax)),
-	sub("len", 2, Admin, cmdSlowlogLen, cmdDoc{"Get the slow log's length", "2.2.12", "server", ""}),
-	sub("reset", 2, Admin, cmdSlowlogReset, cmdDoc{"Clear all entries from the slow log", "2.2.12", "server", ""}),
-	sub("help", 2, 0, cmdSlowlogHelp, cmdDoc{"Show helpful text about the different subcommands", "6.2.0", "server", ""}),
+	sub("get", -2, Admin|Loading|Stale, cmdSlowlogGet, cmdDoc{"Get the slow log's entries", "2.2.12", "server", "O(N) where N is the number of entries returned", "[count]"}).shaped(atMost(3, shapeSubcommandSyntax)).tips("request_policy:all_nodes", "nondeterministic_output"),
+	sub("len", 2, Admin|Loading|Stale, cmdSlowlogLen, cmdDoc{"Get the slow log's length", "2.2.12", "server", "O(1)", ""}).tips("request_policy:all_nodes", "response_policy:agg_sum", "nondeterministic_output"),
+	sub("reset", 2, Admin|Loading|Stale, cmdSlowlogReset, cmdDoc{"Clear all entries from the slow log", "2.2.12", "server", "O(N) where N is the number of entries in the slowlog", ""}).tips("request_policy:all_nodes", "response_policy:all_succeeded"),
+	sub("help", 2, Loading|Stale, cmdSlowlogHelp, cmdDoc{"Show helpful text about the different subcommands", "6.2.0", "server", "O(1)", ""}),
 }
 
 // SLOWLOG GET [count]: the newest count entries (10 by default, -1: all).

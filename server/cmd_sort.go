@@ -39,26 +39,28 @@ func sortCommand(c *Ctx, args [][]byte, readOnly bool) error {
 		}
 	}
 	items, stored, err := c.DB.Sort(args[1], o)
-	if err != nil {
-		return err
-	}
 	if o.StoreKey != nil {
-		if stored > 0 {
-			c.signalKeyReady(c.DB.Index(), o.StoreKey) // a new list: Redis wakes its waiters
-		}
-		c.Reply().Int(stored)
-		return nil
+		// A new list: Redis wakes its waiters.
+		return replyIntWaking(c, c.DB.Index(), o.StoreKey, stored, err)
 	}
-	c.Reply().Bulks(items)
-	return nil
+	return replyBulks(c, items, err)
 }
 
 func cmdSort(c *Ctx, args [][]byte) error   { return sortCommand(c, args, false) }
 func cmdSortRO(c *Ctx, args [][]byte) error { return sortCommand(c, args, true) }
 
 var sortCommands = []Command{
-	cmd("sort", -2, Write, 1, 1, 1, cmdSort).keysBy(sortKeys).
-		doc("Sort the elements in a list, set or sorted set", "1.0.0", "generic", "key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC|DESC] [ALPHA] [STORE destination]"),
+	cmd("sort", -2, Write|DenyOOM, 1, 1, 1, cmdSort).keysBy(sortKeys).
+		keySpecs(
+			keyAt(1, KeyRO|KeyAccess),
+			unknownKeys(KeyRO|KeyAccess, "For the optional BY/GET keyword. It is marked 'unknown' because the key names derive from the content of the key we sort"),
+			unknownKeys(KeyOW|KeyUpdate, "For the optional STORE keyword. It is marked 'unknown' because the keyword can appear anywhere in the argument array")).
+		acl(ACLSet|ACLSortedSet|ACLList|ACLDangerous).
+		doc("Sort the elements in a list, set or sorted set", "1.0.0", "generic", "O(N+M*log(M)) where N is the number of elements in the list or set to sort, and M the number of returned elements. When the elements are not sorted, complexity is O(N).", "key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC|DESC] [ALPHA] [STORE destination]"),
 	cmd("sort_ro", -2, ReadOnly, 1, 1, 1, cmdSortRO).keysBy(sortKeys).
-		doc("Sort the elements in a list, set or sorted set. Read-only variant of SORT.", "7.0.0", "generic", "key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC|DESC] [ALPHA]"),
+		keySpecs(
+			keyAt(1, KeyRO|KeyAccess),
+			unknownKeys(KeyRO|KeyAccess, "For the optional BY/GET keyword. It is marked 'unknown' because the key names derive from the content of the key we sort")).
+		acl(ACLSet|ACLSortedSet|ACLList|ACLDangerous).
+		doc("Sort the elements in a list, set or sorted set. Read-only variant of SORT.", "7.0.0", "generic", "O(N+M*log(M)) where N is the number of elements in the list or set to sort, and M the number of returned elements. When the elements are not sorted, complexity is O(N).", "key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC|DESC] [ALPHA]"),
 }

@@ -250,46 +250,46 @@ func cmdIncrByFloat(c *Ctx, args [][]byte) error {
 }
 
 var stringCommands = []Command{
-	cmd("get", 2, ReadOnly|Fast|Grouped, 1, 1, 1, cmdGet).
-		doc("Get the value of a key", "1.0.0", "string", "key"),
-	cmd("set", -3, Write|Grouped, 1, 1, 1, cmdSet).
-		doc("Set the string value of a key", "1.0.0", "string", "key value [NX|XX] [GET] [EX seconds|PX milliseconds|EXAT unix-time-seconds|PXAT unix-time-milliseconds|KEEPTTL]"),
-	cmd("setnx", 3, Write|Fast|Grouped, 1, 1, 1, cmdSetNX).
-		doc("Set the value of a key, only if the key does not exist", "1.0.0", "string", "key value"),
-	cmd("setex", 4, Write|Grouped, 1, 1, 1, cmdSetEX).
-		doc("Set the value and expiration of a key", "2.0.0", "string", "key seconds value"),
-	cmd("psetex", 4, Write|Grouped, 1, 1, 1, cmdPSetEX).
-		doc("Set the value and expiration in milliseconds of a key", "2.6.0", "string", "key milliseconds value"),
-	cmd("mget", -2, ReadOnly|Fast|Grouped, 1, -1, 1, cmdMGet).
-		doc("Get the values of all the given keys", "1.0.0", "string", "key [key ...]"),
-	cmd("mset", -3, Write|Grouped, 1, -1, 2, cmdMSet).shaped(pairsFrom(1, shapeArity)).
-		doc("Set multiple keys to multiple values", "1.0.1", "string", "key value [key value ...]"),
-	cmd("msetnx", -3, Write, 1, -1, 2, cmdMSetNX).shaped(pairsFrom(1, shapeArity)).
-		doc("Set multiple keys to multiple values, only if none of the keys exist", "1.0.1", "string", "key value [key value ...]"),
-	cmd("getset", 3, Write|Fast|Grouped, 1, 1, 1, cmdGetSet).
-		doc("Set the string value of a key and return its old value", "1.0.0", "string", "key value"),
-	cmd("getdel", 2, Write|Fast|Grouped, 1, 1, 1, cmdGetDel).
-		doc("Get the value of a key and delete the key", "6.2.0", "string", "key"),
-	cmd("getex", -2, Write|Fast, 1, 1, 1, cmdGetEx).
-		doc("Get the value of a key and optionally set its expiration", "6.2.0", "string", "key [EX seconds|PX milliseconds|EXAT unix-time-seconds|PXAT unix-time-milliseconds|PERSIST]"),
-	cmd("append", 3, Write|Fast|Grouped, 1, 1, 1, cmdAppend).
-		doc("Append a value to a key", "2.0.0", "string", "key value"),
-	cmd("strlen", 2, ReadOnly|Fast|Grouped, 1, 1, 1, cmdStrLen).
-		doc("Get the length of the value stored in a key", "2.2.0", "string", "key"),
-	cmd("getrange", 4, ReadOnly, 1, 1, 1, cmdGetRange).
-		doc("Get a substring of the string stored at a key", "2.4.0", "string", "key start end"),
-	cmd("substr", 4, ReadOnly, 1, 1, 1, cmdGetRange).
-		doc("Get a substring of the string stored at a key", "1.0.0", "string", "key start end"),
-	cmd("setrange", 4, Write, 1, 1, 1, cmdSetRange).
-		doc("Overwrite part of a string at key starting at the specified offset", "2.2.0", "string", "key offset value"),
-	cmd("incr", 2, Write|Fast|Grouped, 1, 1, 1, cmdIncr).
-		doc("Increment the integer value of a key by one", "1.0.0", "string", "key"),
-	cmd("decr", 2, Write|Fast|Grouped, 1, 1, 1, cmdDecr).
-		doc("Decrement the integer value of a key by one", "1.0.0", "string", "key"),
-	cmd("incrby", 3, Write|Fast|Grouped, 1, 1, 1, cmdIncrBy).
-		doc("Increment the integer value of a key by the given amount", "1.0.0", "string", "key increment"),
-	cmd("decrby", 3, Write|Fast|Grouped, 1, 1, 1, cmdDecrBy).
-		doc("Decrement the integer value of a key by the given number", "1.0.0", "string", "key decrement"),
-	cmd("incrbyfloat", 3, Write|Fast|Grouped, 1, 1, 1, cmdIncrByFloat).
-		doc("Increment the float value of a key by the given amount", "2.6.0", "string", "key increment"),
+	cmd("get", 2, ReadOnly|Fast|Grouped, 1, 1, 1, cmdGet).keyFlags(KeyRO|KeyAccess).
+		doc("Get the value of a key", "1.0.0", "string", "O(1)", "key"),
+	cmd("set", -3, Write|DenyOOM|Grouped, 1, 1, 1, cmdSet).keySpecs(keyAt(1, KeyRW|KeyAccess|KeyUpdate|KeyVariableFlags).noted("RW and ACCESS due to the optional `GET` argument")).
+		doc("Set the string value of a key", "1.0.0", "string", "O(1)", "key value [NX|XX] [GET] [EX seconds|PX milliseconds|EXAT unix-time-seconds|PXAT unix-time-milliseconds|KEEPTTL]"),
+	cmd("setnx", 3, Write|DenyOOM|Fast|Grouped, 1, 1, 1, cmdSetNX).keyFlags(KeyOW|KeyInsert).
+		doc("Set the value of a key, only if the key does not exist", "1.0.0", "string", "O(1)", "key value"),
+	cmd("setex", 4, Write|DenyOOM|Grouped, 1, 1, 1, cmdSetEX).keyFlags(KeyOW|KeyUpdate).
+		doc("Set the value and expiration of a key", "2.0.0", "string", "O(1)", "key seconds value"),
+	cmd("psetex", 4, Write|DenyOOM|Grouped, 1, 1, 1, cmdPSetEX).keyFlags(KeyOW|KeyUpdate).
+		doc("Set the value and expiration in milliseconds of a key", "2.6.0", "string", "O(1)", "key milliseconds value"),
+	cmd("mget", -2, ReadOnly|Fast|Grouped, 1, -1, 1, cmdMGet).keyFlags(KeyRO|KeyAccess).tips("request_policy:multi_shard").
+		doc("Get the values of all the given keys", "1.0.0", "string", "O(N) where N is the number of keys to retrieve.", "key [key ...]"),
+	cmd("mset", -3, Write|DenyOOM|Grouped, 1, -1, 2, cmdMSet).shaped(pairsFrom(1, shapeArity)).keyFlags(KeyOW|KeyUpdate).tips("request_policy:multi_shard", "response_policy:all_succeeded").
+		doc("Set multiple keys to multiple values", "1.0.1", "string", "O(N) where N is the number of keys to set.", "key value [key value ...]"),
+	cmd("msetnx", -3, Write|DenyOOM, 1, -1, 2, cmdMSetNX).shaped(pairsFrom(1, shapeArity)).keyFlags(KeyOW|KeyInsert).tips("request_policy:multi_shard", "response_policy:agg_min").
+		doc("Set multiple keys to multiple values, only if none of the keys exist", "1.0.1", "string", "O(N) where N is the number of keys to set.", "key value [key value ...]"),
+	cmd("getset", 3, Write|DenyOOM|Fast|Grouped, 1, 1, 1, cmdGetSet).keyFlags(KeyRW|KeyAccess|KeyUpdate).
+		doc("Set the string value of a key and return its old value", "1.0.0", "string", "O(1)", "key value"),
+	cmd("getdel", 2, Write|Fast|Grouped, 1, 1, 1, cmdGetDel).keyFlags(KeyRW|KeyAccess|KeyDelete).
+		doc("Get the value of a key and delete the key", "6.2.0", "string", "O(1)", "key"),
+	cmd("getex", -2, Write|Fast, 1, 1, 1, cmdGetEx).keySpecs(keyAt(1, KeyRW|KeyAccess|KeyUpdate).noted("RW and UPDATE because it changes the TTL")).
+		doc("Get the value of a key and optionally set its expiration", "6.2.0", "string", "O(1)", "key [EX seconds|PX milliseconds|EXAT unix-time-seconds|PXAT unix-time-milliseconds|PERSIST]"),
+	cmd("append", 3, Write|DenyOOM|Fast|Grouped, 1, 1, 1, cmdAppend).keyFlags(KeyRW|KeyInsert).
+		doc("Append a value to a key", "2.0.0", "string", "O(1). The amortized time complexity is O(1) assuming the appended value is small and the already present value is of any size, since the dynamic string library used by Redis will double the free space available on every reallocation.", "key value"),
+	cmd("strlen", 2, ReadOnly|Fast|Grouped, 1, 1, 1, cmdStrLen).keyFlags(KeyRO).
+		doc("Get the length of the value stored in a key", "2.2.0", "string", "O(1)", "key"),
+	cmd("getrange", 4, ReadOnly, 1, 1, 1, cmdGetRange).keyFlags(KeyRO|KeyAccess).
+		doc("Get a substring of the string stored at a key", "2.4.0", "string", "O(N) where N is the length of the returned string. The complexity is ultimately determined by the returned length, but because creating a substring from an existing string is very cheap, it can be considered O(1) for small strings.", "key start end"),
+	cmd("substr", 4, ReadOnly, 1, 1, 1, cmdGetRange).keyFlags(KeyRO|KeyAccess).
+		doc("Get a substring of the string stored at a key", "1.0.0", "string", "O(N) where N is the length of the returned string. The complexity is ultimately determined by the returned length, but because creating a substring from an existing string is very cheap, it can be considered O(1) for small strings.", "key start end"),
+	cmd("setrange", 4, Write|DenyOOM, 1, 1, 1, cmdSetRange).keyFlags(KeyRW|KeyUpdate).
+		doc("Overwrite part of a string at key starting at the specified offset", "2.2.0", "string", "O(1), not counting the time taken to copy the new string in place. Usually, this string is very small so the amortized complexity is O(1). Otherwise, complexity is O(M) with M being the length of the value argument.", "key offset value"),
+	cmd("incr", 2, Write|DenyOOM|Fast|Grouped, 1, 1, 1, cmdIncr).keyFlags(KeyRW|KeyAccess|KeyUpdate).
+		doc("Increment the integer value of a key by one", "1.0.0", "string", "O(1)", "key"),
+	cmd("decr", 2, Write|DenyOOM|Fast|Grouped, 1, 1, 1, cmdDecr).keyFlags(KeyRW|KeyAccess|KeyUpdate).
+		doc("Decrement the integer value of a key by one", "1.0.0", "string", "O(1)", "key"),
+	cmd("incrby", 3, Write|DenyOOM|Fast|Grouped, 1, 1, 1, cmdIncrBy).keyFlags(KeyRW|KeyAccess|KeyUpdate).
+		doc("Increment the integer value of a key by the given amount", "1.0.0", "string", "O(1)", "key increment"),
+	cmd("decrby", 3, Write|DenyOOM|Fast|Grouped, 1, 1, 1, cmdDecrBy).keyFlags(KeyRW|KeyAccess|KeyUpdate).
+		doc("Decrement the integer value of a key by the given number", "1.0.0", "string", "O(1)", "key decrement"),
+	cmd("incrbyfloat", 3, Write|DenyOOM|Fast|Grouped, 1, 1, 1, cmdIncrByFloat).keyFlags(KeyRW|KeyAccess|KeyUpdate).
+		doc("Increment the float value of a key by the given amount", "2.6.0", "string", "O(1)", "key increment"),
 }

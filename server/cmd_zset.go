@@ -87,7 +87,7 @@ options:
 	pairs := args[i:]
 	has := func(f types.ZAddFlags) bool { return flags&f != 0 }
 	switch {
-	case len(pairs) == 0 || len(pairs)%2 != 0:
+	case len(pairs) == 0 || len(pairs)%2 != 0: // not a Shape: the pairs start after the options
 		return errSyntax
 	case has(types.ZAddNX) && has(types.ZAddXX):
 		return errZAddXXNX
@@ -263,14 +263,7 @@ func zrangeGeneric(c *Ctx, args [][]byte, keyIdx int, store bool, by rangeBy, di
 	}
 	if store {
 		n, err := c.DB.ZRangeStore(args[1], args[keyIdx], sp)
-		if err != nil {
-			return err
-		}
-		if n > 0 {
-			c.signalKeyReady(c.DB.Index(), args[1])
-		}
-		c.Reply().Int(n)
-		return nil
+		return replyIntWaking(c, c.DB.Index(), args[1], n, err)
 	}
 	elems, err := c.DB.ZRange(args[keyIdx], sp)
 	if err != nil {
@@ -490,7 +483,7 @@ func cmdZRandMember(c *Ctx, args [][]byte) error {
 		return err
 	}
 	withScores := false
-	switch {
+	switch { // not a Shape (at most 4): Redis parses count before it checks the arity
 	case len(args) > 4 || (len(args) == 4 && !is(args[3], "WITHSCORES")):
 		return errSyntax
 	case len(args) == 4:
@@ -578,19 +571,10 @@ func zsetOpGeneric(c *Ctx, args [][]byte, numIdx int, op types.SetOp, dst []byte
 	switch {
 	case card:
 		n, err := c.DB.ZInterCard(keys, limit)
-		if err != nil {
-			return err
-		}
-		c.Reply().Int(n)
+		return replyInt(c, n, err)
 	case dst != nil:
 		n, err := c.DB.ZSetOpStore(dst, spec)
-		if err != nil {
-			return err
-		}
-		if n > 0 {
-			c.signalKeyReady(c.DB.Index(), dst)
-		}
-		c.Reply().Int(n)
+		return replyIntWaking(c, c.DB.Index(), dst, n, err)
 	default:
 		elems, err := c.DB.ZSetOp(spec)
 		if err != nil {
@@ -708,74 +692,74 @@ func cmdBZMPop(c *Ctx, args [][]byte) error {
 }
 
 var zsetCommands = []Command{
-	cmd("zadd", -4, Write|Fast|Grouped, 1, 1, 1, cmdZAdd).
-		doc("Add one or more members to a sorted set, or update its score if it already exists", "1.2.0", "sorted-set", "key [NX|XX] [GT|LT] [CH] [INCR] score member [score member ...]"),
-	cmd("zincrby", 4, Write|Fast|Grouped, 1, 1, 1, cmdZIncrBy).
-		doc("Increment the score of a member in a sorted set", "1.2.0", "sorted-set", "key increment member"),
-	cmd("zscore", 3, ReadOnly|Fast|Grouped, 1, 1, 1, cmdZScore).
-		doc("Get the score associated with the given member in a sorted set", "1.2.0", "sorted-set", "key member"),
-	cmd("zmscore", -3, ReadOnly|Fast|Grouped, 1, 1, 1, cmdZMScore).
-		doc("Get the score associated with the given members in a sorted set", "6.2.0", "sorted-set", "key member [member ...]"),
-	cmd("zcard", 2, ReadOnly|Fast|Grouped, 1, 1, 1, cmdZCard).
-		doc("Get the number of members in a sorted set", "1.2.0", "sorted-set", "key"),
-	cmd("zcount", 4, ReadOnly|Fast, 1, 1, 1, cmdZCount).
-		doc("Count the members in a sorted set with scores within the given values", "2.0.0", "sorted-set", "key min max"),
-	cmd("zlexcount", 4, ReadOnly|Fast, 1, 1, 1, cmdZLexCount).
-		doc("Count the number of members in a sorted set between a given lexicographical range", "2.8.9", "sorted-set", "key min max"),
-	cmd("zrange", -4, ReadOnly, 1, 1, 1, cmdZRange).
-		doc("Return a range of members in a sorted set", "1.2.0", "sorted-set", "key start stop [BYSCORE|BYLEX] [REV] [LIMIT offset count] [WITHSCORES]"),
-	cmd("zrangestore", -5, Write, 1, 2, 1, cmdZRangeStore).
-		doc("Store a range of members from sorted set into another key", "6.2.0", "sorted-set", "dst src min max [BYSCORE|BYLEX] [REV] [LIMIT offset count]"),
-	cmd("zrevrange", -4, ReadOnly, 1, 1, 1, cmdZRevRange).
-		doc("Return a range of members in a sorted set, by index, with scores ordered from high to low", "1.2.0", "sorted-set", "key start stop [WITHSCORES]"),
-	cmd("zrangebyscore", -4, ReadOnly, 1, 1, 1, cmdZRangeByScore).
-		doc("Return a range of members in a sorted set, by score", "1.0.5", "sorted-set", "key min max [WITHSCORES] [LIMIT offset count]"),
-	cmd("zrevrangebyscore", -4, ReadOnly, 1, 1, 1, cmdZRevRangeByScore).
-		doc("Return a range of members in a sorted set, by score, with scores ordered from high to low", "2.2.0", "sorted-set", "key max min [WITHSCORES] [LIMIT offset count]"),
-	cmd("zrangebylex", -4, ReadOnly, 1, 1, 1, cmdZRangeByLex).
-		doc("Return a range of members in a sorted set, by lexicographical range", "2.8.9", "sorted-set", "key min max [LIMIT offset count]"),
-	cmd("zrevrangebylex", -4, ReadOnly, 1, 1, 1, cmdZRevRangeByLex).
-		doc("Return a range of members in a sorted set, by lexicographical range, ordered from higher to lower strings.", "2.8.9", "sorted-set", "key max min [LIMIT offset count]"),
-	cmd("zrank", 3, ReadOnly|Fast, 1, 1, 1, cmdZRank).
-		doc("Determine the index of a member in a sorted set", "2.0.0", "sorted-set", "key member"),
-	cmd("zrevrank", 3, ReadOnly|Fast, 1, 1, 1, cmdZRevRank).
-		doc("Determine the index of a member in a sorted set, with scores ordered from high to low", "2.0.0", "sorted-set", "key member"),
-	cmd("zrem", -3, Write|Fast|Grouped, 1, 1, 1, cmdZRem).
-		doc("Remove one or more members from a sorted set", "1.2.0", "sorted-set", "key member [member ...]"),
-	cmd("zremrangebyrank", 4, Write, 1, 1, 1, cmdZRemRangeByRank).
-		doc("Remove all members in a sorted set within the given indexes", "2.0.0", "sorted-set", "key start stop"),
-	cmd("zremrangebyscore", 4, Write, 1, 1, 1, cmdZRemRangeByScore).
-		doc("Remove all members in a sorted set within the given scores", "1.2.0", "sorted-set", "key min max"),
-	cmd("zremrangebylex", 4, Write, 1, 1, 1, cmdZRemRangeByLex).
-		doc("Remove all members in a sorted set between the given lexicographical range", "2.8.9", "sorted-set", "key min max"),
-	cmd("zpopmin", -2, Write|Fast, 1, 1, 1, cmdZPopMin).shaped(atMost(3, shapeSyntax)).
-		doc("Remove and return members with the lowest scores in a sorted set", "5.0.0", "sorted-set", "key [count]"),
-	cmd("zpopmax", -2, Write|Fast, 1, 1, 1, cmdZPopMax).shaped(atMost(3, shapeSyntax)).
-		doc("Remove and return members with the highest scores in a sorted set", "5.0.0", "sorted-set", "key [count]"),
-	cmd("zmpop", -4, Write, 0, 0, 0, cmdZMPop).keysBy(numKeysAt(1)).
-		doc("Remove and return members with scores in a sorted set", "7.0.0", "sorted-set", "numkeys key [key ...] MIN|MAX [COUNT count]"),
-	cmd("zrandmember", -2, ReadOnly, 1, 1, 1, cmdZRandMember).
-		doc("Get one or multiple random elements from a sorted set", "6.2.0", "sorted-set", "key [count [WITHSCORES]]"),
-	cmd("zunion", -3, ReadOnly, 0, 0, 0, cmdZUnion).keysBy(numKeysAt(1)).
-		doc("Add multiple sorted sets", "6.2.0", "sorted-set", "numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM|MIN|MAX] [WITHSCORES]"),
-	cmd("zinter", -3, ReadOnly, 0, 0, 0, cmdZInter).keysBy(numKeysAt(1)).
-		doc("Intersect multiple sorted sets", "6.2.0", "sorted-set", "numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM|MIN|MAX] [WITHSCORES]"),
-	cmd("zdiff", -3, ReadOnly, 0, 0, 0, cmdZDiff).keysBy(numKeysAt(1)).
-		doc("Subtract multiple sorted sets", "6.2.0", "sorted-set", "numkeys key [key ...] [WITHSCORES]"),
-	cmd("zunionstore", -4, Write, 1, 1, 1, cmdZUnionStore).keysBy(destThenNumKeys).
-		doc("Add multiple sorted sets and store the resulting sorted set in a new key", "2.0.0", "sorted-set", "destination numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM|MIN|MAX]"),
-	cmd("zinterstore", -4, Write, 1, 1, 1, cmdZInterStore).keysBy(destThenNumKeys).
-		doc("Intersect multiple sorted sets and store the resulting sorted set in a new key", "2.0.0", "sorted-set", "destination numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM|MIN|MAX]"),
-	cmd("zdiffstore", -4, Write, 1, 1, 1, cmdZDiffStore).keysBy(destThenNumKeys).
-		doc("Subtract multiple sorted sets and store the resulting sorted set in a new key", "6.2.0", "sorted-set", "destination numkeys key [key ...]"),
-	cmd("zintercard", -3, ReadOnly, 0, 0, 0, cmdZInterCard).keysBy(numKeysAt(1)).
-		doc("Intersect multiple sorted sets and return the cardinality of the result", "7.0.0", "sorted-set", "numkeys key [key ...] [LIMIT limit]"),
-	cmd("zscan", -3, ReadOnly, 1, 1, 1, cmdZScan).
-		doc("Incrementally iterate sorted sets elements and associated scores", "2.8.0", "sorted-set", "key cursor [MATCH pattern] [COUNT count]"),
-	cmd("bzpopmin", -3, Write|Fast, 1, -2, 1, cmdBZPopMin).
-		doc("Remove and return the member with the lowest score from one or more sorted sets, or block until one is available", "5.0.0", "sorted-set", "key [key ...] timeout"),
-	cmd("bzpopmax", -3, Write|Fast, 1, -2, 1, cmdBZPopMax).
-		doc("Remove and return the member with the highest score from one or more sorted sets, or block until one is available", "5.0.0", "sorted-set", "key [key ...] timeout"),
-	cmd("bzmpop", -5, Write, 0, 0, 0, cmdBZMPop).keysBy(numKeysAt(2)).
-		doc("Remove and return members with scores in a sorted set or block until one is available", "7.0.0", "sorted-set", "timeout numkeys key [key ...] MIN|MAX [COUNT count]"),
+	cmd("zadd", -4, Write|DenyOOM|Fast|Grouped, 1, 1, 1, cmdZAdd).keyFlags(KeyRW|KeyUpdate).
+		doc("Add one or more members to a sorted set, or update its score if it already exists", "1.2.0", "sorted-set", "O(log(N)) for each item added, where N is the number of elements in the sorted set.", "key [NX|XX] [GT|LT] [CH] [INCR] score member [score member ...]"),
+	cmd("zincrby", 4, Write|DenyOOM|Fast|Grouped, 1, 1, 1, cmdZIncrBy).keyFlags(KeyRW|KeyAccess|KeyUpdate).
+		doc("Increment the score of a member in a sorted set", "1.2.0", "sorted-set", "O(log(N)) where N is the number of elements in the sorted set.", "key increment member"),
+	cmd("zscore", 3, ReadOnly|Fast|Grouped, 1, 1, 1, cmdZScore).keyFlags(KeyRO|KeyAccess).
+		doc("Get the score associated with the given member in a sorted set", "1.2.0", "sorted-set", "O(1)", "key member"),
+	cmd("zmscore", -3, ReadOnly|Fast|Grouped, 1, 1, 1, cmdZMScore).keyFlags(KeyRO|KeyAccess).
+		doc("Get the score associated with the given members in a sorted set", "6.2.0", "sorted-set", "O(N) where N is the number of members being requested.", "key member [member ...]"),
+	cmd("zcard", 2, ReadOnly|Fast|Grouped, 1, 1, 1, cmdZCard).keyFlags(KeyRO).
+		doc("Get the number of members in a sorted set", "1.2.0", "sorted-set", "O(1)", "key"),
+	cmd("zcount", 4, ReadOnly|Fast, 1, 1, 1, cmdZCount).keyFlags(KeyRO|KeyAccess).
+		doc("Count the members in a sorted set with scores within the given values", "2.0.0", "sorted-set", "O(log(N)) with N being the number of elements in the sorted set.", "key min max"),
+	cmd("zlexcount", 4, ReadOnly|Fast, 1, 1, 1, cmdZLexCount).keyFlags(KeyRO|KeyAccess).
+		doc("Count the number of members in a sorted set between a given lexicographical range", "2.8.9", "sorted-set", "O(log(N)) with N being the number of elements in the sorted set.", "key min max"),
+	cmd("zrange", -4, ReadOnly, 1, 1, 1, cmdZRange).keyFlags(KeyRO|KeyAccess).
+		doc("Return a range of members in a sorted set", "1.2.0", "sorted-set", "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements returned.", "key start stop [BYSCORE|BYLEX] [REV] [LIMIT offset count] [WITHSCORES]"),
+	cmd("zrangestore", -5, Write|DenyOOM, 1, 2, 1, cmdZRangeStore).keyFlags(KeyOW|KeyUpdate, KeyRO|KeyAccess).
+		doc("Store a range of members from sorted set into another key", "6.2.0", "sorted-set", "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements stored into the destination key.", "dst src min max [BYSCORE|BYLEX] [REV] [LIMIT offset count]"),
+	cmd("zrevrange", -4, ReadOnly, 1, 1, 1, cmdZRevRange).keyFlags(KeyRO|KeyAccess).
+		doc("Return a range of members in a sorted set, by index, with scores ordered from high to low", "1.2.0", "sorted-set", "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements returned.", "key start stop [WITHSCORES]"),
+	cmd("zrangebyscore", -4, ReadOnly, 1, 1, 1, cmdZRangeByScore).keyFlags(KeyRO|KeyAccess).
+		doc("Return a range of members in a sorted set, by score", "1.0.5", "sorted-set", "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements being returned. If M is constant (e.g. always asking for the first 10 elements with LIMIT), you can consider it O(log(N)).", "key min max [WITHSCORES] [LIMIT offset count]"),
+	cmd("zrevrangebyscore", -4, ReadOnly, 1, 1, 1, cmdZRevRangeByScore).keyFlags(KeyRO|KeyAccess).
+		doc("Return a range of members in a sorted set, by score, with scores ordered from high to low", "2.2.0", "sorted-set", "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements being returned. If M is constant (e.g. always asking for the first 10 elements with LIMIT), you can consider it O(log(N)).", "key max min [WITHSCORES] [LIMIT offset count]"),
+	cmd("zrangebylex", -4, ReadOnly, 1, 1, 1, cmdZRangeByLex).keyFlags(KeyRO|KeyAccess).
+		doc("Return a range of members in a sorted set, by lexicographical range", "2.8.9", "sorted-set", "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements being returned. If M is constant (e.g. always asking for the first 10 elements with LIMIT), you can consider it O(log(N)).", "key min max [LIMIT offset count]"),
+	cmd("zrevrangebylex", -4, ReadOnly, 1, 1, 1, cmdZRevRangeByLex).keyFlags(KeyRO|KeyAccess).
+		doc("Return a range of members in a sorted set, by lexicographical range, ordered from higher to lower strings.", "2.8.9", "sorted-set", "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements being returned. If M is constant (e.g. always asking for the first 10 elements with LIMIT), you can consider it O(log(N)).", "key max min [LIMIT offset count]"),
+	cmd("zrank", 3, ReadOnly|Fast, 1, 1, 1, cmdZRank).keyFlags(KeyRO|KeyAccess).
+		doc("Determine the index of a member in a sorted set", "2.0.0", "sorted-set", "O(log(N))", "key member"),
+	cmd("zrevrank", 3, ReadOnly|Fast, 1, 1, 1, cmdZRevRank).keyFlags(KeyRO|KeyAccess).
+		doc("Determine the index of a member in a sorted set, with scores ordered from high to low", "2.0.0", "sorted-set", "O(log(N))", "key member"),
+	cmd("zrem", -3, Write|Fast|Grouped, 1, 1, 1, cmdZRem).keyFlags(KeyRW|KeyDelete).
+		doc("Remove one or more members from a sorted set", "1.2.0", "sorted-set", "O(M*log(N)) with N being the number of elements in the sorted set and M the number of elements to be removed.", "key member [member ...]"),
+	cmd("zremrangebyrank", 4, Write, 1, 1, 1, cmdZRemRangeByRank).keyFlags(KeyRW|KeyDelete).
+		doc("Remove all members in a sorted set within the given indexes", "2.0.0", "sorted-set", "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements removed by the operation.", "key start stop"),
+	cmd("zremrangebyscore", 4, Write, 1, 1, 1, cmdZRemRangeByScore).keyFlags(KeyRW|KeyDelete).
+		doc("Remove all members in a sorted set within the given scores", "1.2.0", "sorted-set", "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements removed by the operation.", "key min max"),
+	cmd("zremrangebylex", 4, Write, 1, 1, 1, cmdZRemRangeByLex).keyFlags(KeyRW|KeyDelete).
+		doc("Remove all members in a sorted set between the given lexicographical range", "2.8.9", "sorted-set", "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements removed by the operation.", "key min max"),
+	cmd("zpopmin", -2, Write|Fast, 1, 1, 1, cmdZPopMin).shaped(atMost(3, shapeSyntax)).keyFlags(KeyRW|KeyAccess|KeyDelete).
+		doc("Remove and return members with the lowest scores in a sorted set", "5.0.0", "sorted-set", "O(log(N)*M) with N being the number of elements in the sorted set, and M being the number of elements popped.", "key [count]"),
+	cmd("zpopmax", -2, Write|Fast, 1, 1, 1, cmdZPopMax).shaped(atMost(3, shapeSyntax)).keyFlags(KeyRW|KeyAccess|KeyDelete).
+		doc("Remove and return members with the highest scores in a sorted set", "5.0.0", "sorted-set", "O(log(N)*M) with N being the number of elements in the sorted set, and M being the number of elements popped.", "key [count]"),
+	cmd("zmpop", -4, Write, 0, 0, 0, cmdZMPop).keysBy(numKeysAt(1)).keySpecs(numKeysSpec(1, KeyRW|KeyAccess|KeyDelete)).
+		doc("Remove and return members with scores in a sorted set", "7.0.0", "sorted-set", "O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of elements in the sorted set, and M being the number of elements popped.", "numkeys key [key ...] MIN|MAX [COUNT count]"),
+	cmd("zrandmember", -2, ReadOnly, 1, 1, 1, cmdZRandMember).keyFlags(KeyRO|KeyAccess).tips("nondeterministic_output").
+		doc("Get one or multiple random elements from a sorted set", "6.2.0", "sorted-set", "O(N) where N is the number of elements returned", "key [count [WITHSCORES]]"),
+	cmd("zunion", -3, ReadOnly, 0, 0, 0, cmdZUnion).keysBy(numKeysAt(1)).keySpecs(numKeysSpec(1, KeyRO|KeyAccess)).
+		doc("Add multiple sorted sets", "6.2.0", "sorted-set", "O(N)+O(M*log(M)) with N being the sum of the sizes of the input sorted sets, and M being the number of elements in the resulting sorted set.", "numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM|MIN|MAX] [WITHSCORES]"),
+	cmd("zinter", -3, ReadOnly, 0, 0, 0, cmdZInter).keysBy(numKeysAt(1)).keySpecs(numKeysSpec(1, KeyRO|KeyAccess)).
+		doc("Intersect multiple sorted sets", "6.2.0", "sorted-set", "O(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K being the number of input sorted sets and M being the number of elements in the resulting sorted set.", "numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM|MIN|MAX] [WITHSCORES]"),
+	cmd("zdiff", -3, ReadOnly, 0, 0, 0, cmdZDiff).keysBy(numKeysAt(1)).keySpecs(numKeysSpec(1, KeyRO|KeyAccess)).
+		doc("Subtract multiple sorted sets", "6.2.0", "sorted-set", "O(L + (N-K)log(N)) worst case where L is the total number of elements in all the sets, N is the size of the first set, and K is the size of the result set.", "numkeys key [key ...] [WITHSCORES]"),
+	cmd("zunionstore", -4, Write|DenyOOM, 1, 1, 1, cmdZUnionStore).keysBy(destThenNumKeys).keySpecs(keyAt(1, KeyOW|KeyUpdate), numKeysSpec(2, KeyRO|KeyAccess)).
+		doc("Add multiple sorted sets and store the resulting sorted set in a new key", "2.0.0", "sorted-set", "O(N)+O(M log(M)) with N being the sum of the sizes of the input sorted sets, and M being the number of elements in the resulting sorted set.", "destination numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM|MIN|MAX]"),
+	cmd("zinterstore", -4, Write|DenyOOM, 1, 1, 1, cmdZInterStore).keysBy(destThenNumKeys).keySpecs(keyAt(1, KeyOW|KeyUpdate), numKeysSpec(2, KeyRO|KeyAccess)).
+		doc("Intersect multiple sorted sets and store the resulting sorted set in a new key", "2.0.0", "sorted-set", "O(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K being the number of input sorted sets and M being the number of elements in the resulting sorted set.", "destination numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM|MIN|MAX]"),
+	cmd("zdiffstore", -4, Write|DenyOOM, 1, 1, 1, cmdZDiffStore).keysBy(destThenNumKeys).keySpecs(keyAt(1, KeyOW|KeyUpdate), numKeysSpec(2, KeyRO|KeyAccess)).
+		doc("Subtract multiple sorted sets and store the resulting sorted set in a new key", "6.2.0", "sorted-set", "O(L + (N-K)log(N)) worst case where L is the total number of elements in all the sets, N is the size of the first set, and K is the size of the result set.", "destination numkeys key [key ...]"),
+	cmd("zintercard", -3, ReadOnly, 0, 0, 0, cmdZInterCard).keysBy(numKeysAt(1)).keySpecs(numKeysSpec(1, KeyRO|KeyAccess)).
+		doc("Intersect multiple sorted sets and return the cardinality of the result", "7.0.0", "sorted-set", "O(N*K) worst case with N being the smallest input sorted set, K being the number of input sorted sets.", "numkeys key [key ...] [LIMIT limit]"),
+	cmd("zscan", -3, ReadOnly, 1, 1, 1, cmdZScan).keyFlags(KeyRO|KeyAccess).tips("nondeterministic_output").
+		doc("Incrementally iterate sorted sets elements and associated scores", "2.8.0", "sorted-set", "O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection..", "key cursor [MATCH pattern] [COUNT count]"),
+	cmd("bzpopmin", -3, Write|NoScript|Blocking|Fast, 1, -2, 1, cmdBZPopMin).keyFlags(KeyRW|KeyAccess|KeyDelete).
+		doc("Remove and return the member with the lowest score from one or more sorted sets, or block until one is available", "5.0.0", "sorted-set", "O(log(N)) with N being the number of elements in the sorted set.", "key [key ...] timeout"),
+	cmd("bzpopmax", -3, Write|NoScript|Blocking|Fast, 1, -2, 1, cmdBZPopMax).keyFlags(KeyRW|KeyAccess|KeyDelete).
+		doc("Remove and return the member with the highest score from one or more sorted sets, or block until one is available", "5.0.0", "sorted-set", "O(log(N)) with N being the number of elements in the sorted set.", "key [key ...] timeout"),
+	cmd("bzmpop", -5, Write|Blocking, 0, 0, 0, cmdBZMPop).keysBy(numKeysAt(2)).keySpecs(numKeysSpec(2, KeyRW|KeyAccess|KeyDelete)).
+		doc("Remove and return members with scores in a sorted set or block until one is available", "7.0.0", "sorted-set", "O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of elements in the sorted set, and M being the number of elements popped.", "timeout numkeys key [key ...] MIN|MAX [COUNT count]"),
 }

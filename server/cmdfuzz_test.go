@@ -242,7 +242,8 @@ func (f *cmdFuzzer) reset(t testing.TB) {
 	t.Helper()
 	f.restoreConfig()
 	f.s.pause.unpause()
-	if err := f.s.eng.FlushAll(); err != nil {
+	db, _ := f.s.eng.DB(0)
+	if err := db.FlushAll(); err != nil {
 		t.Fatal(err)
 	}
 	f.reconnect(t)
@@ -340,7 +341,7 @@ func (f *cmdFuzzer) exec(args [][]byte) string {
 		f.restoreConfig()
 	case "client|pause":
 		f.s.pause.unpause()
-	case "quit", "monitor", "client|kill":
+	case "quit", "monitor", "client|kill", "multi":
 		// The connection may end or change its nature after the reply.
 		f.drop()
 		return ""

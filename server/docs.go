@@ -7,7 +7,9 @@ type cmdDoc struct {
 	summary string
 	since   string // the Redis (or, for Shale's own commands, Shale) version that added it
 	group   string // Redis's group: generic, string, hash, connection, server...
-	args    string // the argument syntax redis-cli shows as a hint, e.g. "key field [field ...]"
+	// complexity is Redis's time complexity text ("O(1)"); "" for none (MONITOR).
+	complexity string
+	args       string // the argument syntax redis-cli shows as a hint, e.g. "key field [field ...]"
 }
 
 // noDoc is the doc of a subcommand Redis does not declare (DEBUG's): COMMAND
@@ -15,7 +17,7 @@ type cmdDoc struct {
 var noDoc cmdDoc
 
 // doc sets a row's COMMAND DOCS entry.
-func (c Command) doc(summary, since, group, args string) Command {
-	c.Doc = cmdDoc{summary: summary, since: since, group: group, args: args}
+func (c Command) doc(summary, since, group, complexity, args string) Command {
+	c.Doc = cmdDoc{summary: summary, since: since, group: group, complexity: complexity, args: args}
 	return c
 }

@@ -199,6 +199,19 @@ func errNoInputKeys(cmd string) replyError {
 	return replyError("ERR at least 1 input key is needed for '" + cmd + "' command")
 }
 
+// Transactions' errors (multi.go).
+const (
+	errMultiNested         replyError = "ERR MULTI calls can not be nested"
+	errExecWithoutMulti    replyError = "ERR EXEC without MULTI"
+	errDiscardWithoutMulti replyError = "ERR DISCARD without MULTI"
+	errWatchInMulti        replyError = "ERR WATCH inside MULTI is not allowed"
+	errExecAbort           replyError = "EXECABORT Transaction discarded because of previous errors."
+	errNotInMulti          replyError = "ERR Command not allowed inside a transaction"
+	// errMonitorInExec is MONITOR's reply inside EXEC: Redis refuses it to
+	// a client that may not block.
+	errMonitorInExec replyError = "ERR MONITOR isn't allowed for DENY BLOCKING client"
+)
+
 // The server commands' errors: SHUTDOWN, DEBUG, BGSAVE, MONITOR, SLOWLOG
 // and CONFIG.
 const (

@@ -304,6 +304,11 @@ func infoStats(s *Server, w *infoWriter) {
 	w.int("command_panics", st.panics.Load())
 	w.int("pipeline_group_commits", st.groupCommits.Load())
 	w.int("pipeline_grouped_commands", st.groupedCommands.Load())
+	// Shale's own: EXECs that wrote, that failed for a watched key (a
+	// null reply), and that were discarded (EXECABORT, a refused write).
+	w.int("transactions_committed", st.txnCommitted.Load())
+	w.int("transactions_watch_failed", st.txnWatchFailed.Load())
+	w.int("transactions_aborted", st.txnAborted.Load())
 	// Shale's own: reads of metadata and sub-keys served from memory.
 	for _, c := range recordCaches {
 		cs := s.st.CacheStats(c.cf)

@@ -153,3 +153,108 @@ func keyPositions(cmd *Command, args [][]byte) []int {
 	}
 	return keys
 }
+
+// KeySpec is one of Redis 7's key specifications, as COMMAND INFO shows it:
+// where the search for keys begins (BeginSearch), how the keys are found
+// from there (FindKeys), and what the command does to them (Flags). Shale
+// finds keys by the row's first/last/step range or key finder; key specs
+// are what clients (cluster routing, ACL tools) read.
+type KeySpec struct {
+	Notes string // a remark Redis attaches ("RW and ACCESS due to the optional `GET` argument"); "" for none
+	Flags KeyFlags
+	Begin BeginSearch
+	Find  FindKeys
+}
+
+// BeginSearch is where a key spec's search begins: at argument Index, or
+// after Keyword (searched from StartFrom, backwards when negative); the
+// zero BeginSearch is Redis's "unknown".
+type BeginSearch struct {
+	Index     int
+	Keyword   string
+	StartFrom int
+}
+
+// FindKeys finds the keys from where the search began: a range (LastKey
+// relative to the begin index, or negative from the end; KeyStep apart; at
+// most len/Limit of the rest when Limit > 0), or, with KeyNum, the key count
+// at KeyNumIdx and the keys from FirstKey on, both relative to the begin
+// index. KeyStep 0, the zero FindKeys, is Redis's "unknown".
+type FindKeys struct {
+	KeyNum                  bool
+	LastKey, KeyStep, Limit int // range
+	KeyNumIdx, FirstKey     int // keynum (and KeyStep)
+}
+
+// KeyFlags say what a command does with the keys of a key spec, as Redis 7
+// names them (CMD_KEY_*).
+type KeyFlags uint16
+
+// Key spec flags, in the order COMMAND INFO lists them.
+const (
+	KeyRO            KeyFlags = 1 << iota // reads the key's value
+	KeyRW                                 // reads and modifies it
+	KeyOW                                 // overwrites it, whatever it held
+	KeyRM                                 // deletes it
+	KeyAccess                             // returns, copies or uses the user data
+	KeyUpdate                             // updates data in place
+	KeyInsert                             // adds data, never modifies or deletes
+	KeyDelete                             // deletes data
+	KeyNotKey                             // not a key, though in a key position
+	KeyIncomplete                         // the spec may miss keys
+	KeyVariableFlags                      // the flags depend on other arguments
+)
+
+var keyFlagNames = []string{"RO", "RW", "OW", "RM", "access", "update", "insert", "delete", "not_key", "incomplete", "variable_flags"}
+
+// names lists the flags in Redis's order.
+func (f KeyFlags) names() []string {
+	var out []string
+	for i, n := range keyFlagNames {
+		if f&(1<<i) != 0 {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// rangeKeySpecs splits the key range first..last (step apart) into one key
+// spec per flag set: see Command.keyFlags.
+func rangeKeySpecs(first, last, step int, flags []KeyFlags) []KeySpec {
+	specs := make([]KeySpec, len(flags))
+	for i, f := range flags {
+		specs[i] = keyAt(first+i*step, f)
+	}
+	if len(specs) == 0 {
+		return nil
+	}
+	rest := &specs[len(specs)-1].Find
+	rest.KeyStep, rest.LastKey = step, last // a negative last counts from the end, as in the range
+	if last >= 0 {
+		rest.LastKey = last - specs[len(specs)-1].Begin.Index // relative to the begin index
+	}
+	return specs
+}
+
+// keyAt is the key spec of one key at index i.
+func keyAt(i int, f KeyFlags) KeySpec {
+	return KeySpec{Flags: f, Begin: BeginSearch{Index: i}, Find: FindKeys{KeyStep: 1}}
+}
+
+// numKeysSpec is the key spec of "numkeys key [key ...]" with numkeys at
+// index i.
+func numKeysSpec(i int, f KeyFlags) KeySpec {
+	return KeySpec{Flags: f, Begin: BeginSearch{Index: i}, Find: FindKeys{KeyNum: true, FirstKey: 1, KeyStep: 1}}
+}
+
+// unknownKeys is the key spec of keys Redis cannot locate from the
+// arguments' positions (SORT's BY, GET and STORE), with Redis's note.
+func unknownKeys(f KeyFlags, notes string) KeySpec {
+	return KeySpec{Notes: notes, Flags: f}
+}
+
+// noted adds Redis's note to a key spec.
+func (k KeySpec) noted(notes string) KeySpec {
+	k.Notes = notes
+	return k
+}

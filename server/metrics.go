@@ -208,11 +208,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	gauge(mRunningCompacts, float64(db.RunningCompactions))
 	gauge(mRunningFlushes, float64(db.RunningFlushes))
 	gauge(mDelayedRate, float64(db.DelayedWriteRate))
-	stopped := 0.0
-	if db.WriteStopped {
-		stopped = 1
-	}
-	gauge(mWriteStopped, stopped)
+	gauge(mWriteStopped, gaugeBool(db.WriteStopped))
 	counter(mStallSeconds, db.StallSeconds)
 	for _, f := range s.st.CFStats() {
 		cf := f.CF.String()
@@ -235,12 +231,16 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	gauge(mReclaimQueue, float64(rs.QueueLength))
 	counter(mReclaimCompacts, float64(rs.Compactions))
 	counter(mReclaimOverflows, float64(rs.Overflows))
-	running := 0.0
-	if rs.Running {
-		running = 1
-	}
-	gauge(mReclaimRunning, running)
+	gauge(mReclaimRunning, gaugeBool(rs.Running))
 	counter(mReclaimFreed, float64(rs.FreedBytes))
+}
+
+// gaugeBool is a yes-or-no gauge's value: 1 for true, 0 for false.
+func gaugeBool(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // stallCause is one cause of write stalls and its count, named as INFO's

@@ -96,8 +96,19 @@ func (p *pauser) wait(write bool) {
 	}
 }
 
-// mayWrite says whether a command is held back by CLIENT PAUSE WRITE:
-// write commands, and those Redis flags may-replicate that Shale has.
-func mayWrite(cmd *Command) bool {
-	return cmd.Flags&Write != 0
+// mayWrite says whether a command of client c is held back by CLIENT
+// PAUSE WRITE: write commands, those Redis flags may-replicate, and an
+// EXEC whose queue holds one of those.
+func mayWrite(c *Client, cmd *Command) bool {
+	if cmd.Flags&(Write|MayReplicate) != 0 {
+		return true
+	}
+	if cmd.Name == "exec" {
+		for _, q := range c.txn.queued {
+			if q.cmd.Flags&(Write|MayReplicate) != 0 {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -51,6 +51,7 @@ type Server struct {
 	backup     backups                    // BGSAVE (backup.go)
 	slowlog    slowlog                    // SLOWLOG (slowlog.go)
 	monitors   monitorSet                 // MONITOR clients (monitor.go)
+	watches    watchRegistry              // WATCHed keys (multi.go)
 	metrics    *metricsServer             // /metrics, nil when metrics.addr is "" (metrics.go)
 	statsStop  chan struct{}              // ends the ops sampler
 	limits     atomic.Pointer[connLimits] // protocol and buffer limits (guard_conn.go)
@@ -213,9 +214,10 @@ func (s *Server) accept(conn redcon.Conn) bool {
 		addr:    conn.RemoteAddr(),
 		laddr:   s.ln.Addr().String(),
 		created: time.Now(),
-		db:      db,
 		authed:  s.cfg.Server.RequirePass == "",
 	}
+	c.setDB(db)
+	c.txn.queuedCount.Store(-1)
 	c.lastActive.Store(c.created.UnixMilli())
 	if nc := conn.NetConn(); nc != nil {
 		setKeepAlive(nc, s.cfg.Server.TCPKeepalive.Duration)
@@ -245,6 +247,7 @@ func (s *Server) closed(conn redcon.Conn, err error) {
 
 // dropClient forgets a client whose connection ended.
 func (s *Server) dropClient(c *Client) {
+	s.watches.unwatchAll(c)
 	s.mu.Lock()
 	delete(s.clients, c.ID)
 	s.mu.Unlock()
@@ -309,6 +312,7 @@ func (s *Server) dispatch(c *Client, conn redcon.Conn, args [][]byte) {
 	c.lastActive.Store(unixMilliAt(monoNow()))
 	cmd := s.table.lookup(args[0])
 	if cmd == nil {
+		c.flagTransaction()
 		s.replyError(conn, errUnknownCommand(args))
 		return
 	}
@@ -317,7 +321,7 @@ func (s *Server) dispatch(c *Client, conn redcon.Conn, args [][]byte) {
 	// Redis's order: unknown command, then arity (the subcommand's too),
 	// then DEBUG's switch, then authentication.
 	if !cmd.arityOK(len(args)) {
-		s.rejectCommand(conn, cmd, errWrongArity(cmd.Name))
+		s.rejectCommand(c, conn, cmd, errWrongArity(cmd.Name))
 		return
 	}
 	run, shape, shapeName, sub := cmd.Run, cmd.Shape, name, -1
@@ -340,20 +344,25 @@ func (s *Server) dispatch(c *Client, conn redcon.Conn, args [][]byte) {
 				// call of it, in INFO commandstats as in Redis.
 				cmd.stats.subs[sub].rejected.Add(1)
 			}
+			c.flagTransaction()
 			s.replyError(conn, cmd.subcommandError(args, sub))
 			return
 		}
 	}
 	if name == "debug" && !s.config().Server.EnableDebugCommand {
-		s.rejectCommand(conn, cmd, errDebugDisabled)
+		s.rejectCommand(c, conn, cmd, errDebugDisabled)
 		return
 	}
 	if !c.isAuthed() && cmd.Flags&NoAuth == 0 {
-		s.rejectCommand(conn, cmd, errNoAuth)
+		s.rejectCommand(c, conn, cmd, errNoAuth)
 		return
 	}
 	if err := shape.check(shapeName, args); err != "" {
 		run = failWith(err)
+	}
+	if c.txn.active && !runsDuringMulti(cmd) {
+		s.queueCommand(c, conn, cmd, sub, run, args)
+		return
 	}
 	if sub >= 0 && !cmd.PrivateSubcommands {
 		// CLIENT LIST shows "container|sub", as in Redis.
@@ -367,7 +376,7 @@ func (s *Server) dispatch(c *Client, conn redcon.Conn, args [][]byte) {
 			_ = c.pipe.wr.Flush()
 		}
 		c.blocked.Store(true)
-		s.pause.wait(mayWrite(cmd))
+		s.pause.wait(mayWrite(c, cmd))
 		c.blocked.Store(false)
 	}
 	ctx := &c.ctx
@@ -378,23 +387,35 @@ func (s *Server) dispatch(c *Client, conn redcon.Conn, args [][]byte) {
 		ctx.DB = grouped
 		replyStart, writesBefore = bufferedLen(c.pipe.wr), c.pipe.g.Writes()
 	}
+	s.call(ctx, cmd, sub, run, args)
+	if grouped != nil {
+		c.pipe.joined(replyStart, c.pipe.g.Writes() > writesBefore)
+	}
+}
+
+// call runs a command's handler (run: the command's, its subcommand's, or
+// the failure the dispatcher found), records it, and replies its error:
+// for the dispatcher, and for EXEC, once per queued command. A write to a
+// watched key marks the key's watchers (multi.go).
+func (s *Server) call(ctx *Ctx, cmd *Command, sub int, run func(*Ctx, [][]byte) error, args [][]byte) {
+	c := ctx.Client
+	ctx.cmd, ctx.args = cmd, args
+	s.beginWatchedWrite(ctx)
 	start := monoNow()
 	err := run(ctx, args)
 	end := monoNow()
+	s.endWatchedWrite(ctx)
 	c.lastActive.Store(unixMilliAt(end))
 	s.observe(ctx, cmd, sub, args, end-start, err)
 	if err != nil {
 		text, known := errorText(err)
 		switch {
 		case !known:
-			s.log.Error().Err(err).Str("cmd", name).Msg("command failed")
+			s.log.Error().Err(err).Str("cmd", cmd.Name).Msg("command failed")
 		case errors.Is(err, store.ErrWrite):
-			s.diskLog.Error().Err(err).Str("cmd", name).Msg("write refused by the disk")
+			s.diskLog.Error().Err(err).Str("cmd", cmd.Name).Msg("write refused by the disk")
 		}
-		s.replyError(conn, replyError(text))
-	}
-	if grouped != nil {
-		c.pipe.joined(replyStart, c.pipe.g.Writes() > writesBefore)
+		s.replyError(ctx.Conn, replyError(text))
 	}
 }
 
@@ -432,4 +453,11 @@ type Ctx struct {
 	DB     *types.DB
 
 	blocked time.Duration // time spent waiting in blockOn, left out of the command's latency
+
+	cmd  *Command // the command running, and its arguments
+	args [][]byte
+	// watched is the running write's claim on watched keys, and writesAt
+	// the client's write count when it was taken (multi.go).
+	watched  watchWrite
+	writesAt uint64
 }

@@ -77,6 +77,13 @@ type serverStats struct {
 	groupCommits    atomic.Int64
 	groupedCommands atomic.Int64
 
+	// Transactions (multi.go): EXECs that wrote, EXECs that failed for a
+	// watched key, and EXECs discarded for a refused command or a failed
+	// write.
+	txnCommitted   atomic.Int64
+	txnWatchFailed atomic.Int64
+	txnAborted     atomic.Int64
+
 	commands []*commandStats // every command and subcommand, by name
 
 	errMu  sync.RWMutex
@@ -133,7 +140,7 @@ func (s *Server) observe(c *Ctx, cmd *Command, sub int, args [][]byte, dur time.
 	}
 	usec := dur.Microseconds()
 	st.record(usec, err != nil)
-	if limit := s.slowlog.threshold.Load(); limit >= 0 && usec >= limit {
+	if limit := s.slowlog.threshold.Load(); limit >= 0 && usec >= limit && flags&SkipSlowlog == 0 {
 		s.slowlog.add(c, st.name, args, usec)
 	}
 	if s.monitors.count.Load() > 0 && flags&Admin == 0 {
@@ -143,7 +150,12 @@ func (s *Server) observe(c *Ctx, cmd *Command, sub int, args [][]byte, dur time.
 
 // rejectCommand replies err to a command refused before it ran (wrong
 // arity, NOAUTH) and counts it in the command's rejected_calls.
-func (s *Server) rejectCommand(conn redcon.Conn, cmd *Command, err replyError) {
+// Refused between MULTI and EXEC, it makes EXEC fail with EXECABORT.
+func (s *Server) rejectCommand(c *Client, conn redcon.Conn, cmd *Command, err replyError) {
+	c.flagTransaction()
+	if cmd.Name == "exec" {
+		err = s.execAborted(c, err)
+	}
 	cmd.stats.rejected.Add(1)
 	s.replyError(conn, err)
 }

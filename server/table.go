@@ -6,17 +6,25 @@ import (
 	"strings"
 )
 
-// Flags describe a command, as COMMAND INFO reports them.
-type Flags uint16
+// Flags describe a command, as COMMAND INFO reports them: every flag Redis
+// 7.0 gives a command (see flagNames for their names and order), plus
+// Shale's own Grouped.
+type Flags uint64
 
-// Command flags. Exactly one of Write and ReadOnly is set on keyed commands;
-// server commands may carry Admin and neither.
+// Command flags. Exactly one of Write and ReadOnly is set on keyed commands
+// that read or write values (WATCH, which only notes its keys, has neither);
+// server commands may carry Admin and neither. Each row carries exactly the
+// flags Redis 7.0 gives the command (TestCommandTable in tests/ compares
+// them with real redis-server), including those Shale does not act on yet:
+// the issues that bring transactions (NoMulti), scripts (NoScript, and
+// Stale and Loading's script rules), pub/sub (PubSub) and replication
+// (MayReplicate, Loading, Stale, NoAsyncLoading) read them from the row.
 const (
-	Write    Flags = 1 << iota // may modify data
+	Write    Flags = 1 << iota // may modify data; refused in read-only mode
 	ReadOnly                   // never modifies data
-	Admin                      // server administration
+	Admin                      // server administration; MONITOR does not show it
 	NoAuth                     // allowed before AUTH (AUTH, HELLO, QUIT)
-	Fast                       // O(1) or O(log N)
+	Fast                       // O(1) or O(log N); Redis files it under @fast, the others under @slow
 	// Grouped commands may join a pipeline group (pipeline.go): they touch
 	// nothing but the keys their row names, through one lock and one write,
 	// and signal blocked clients only through Ctx.signalKeyReady. Not a
@@ -24,7 +32,184 @@ const (
 	// row in TestPipelineGroupedCommands, which the invariants build fails
 	// if the command locks a key its row does not name.
 	Grouped
+	// DenyOOM: Redis refuses the command when used memory is over
+	// maxmemory, because it may grow the dataset. Shale has no maxmemory;
+	// not acted on.
+	DenyOOM
+	// PubSub: a publish/subscribe command (@pubsub). Read by the pub/sub
+	// issue.
+	PubSub
+	// NoScript: not allowed in a Lua script or function. Read by the
+	// scripting issue.
+	NoScript
+	// Blocking: may block the client (BLPOP), filed under @blocking.
+	// Redis uses it to refuse blocking in scripts and MULTI; read by those
+	// issues.
+	Blocking
+	// Loading: allowed while the server loads its dataset. Shale opens
+	// RocksDB before it listens, so it is never loading; read by the
+	// replication issue (async loading).
+	Loading
+	// Stale: allowed on a replica whose link to its master is down
+	// (replica-serve-stale-data no). Read by the replication issue.
+	Stale
+	// SkipMonitor: MONITOR does not show the command (EXEC shows its
+	// commands instead). Read by the MONITOR feed once a row carries it.
+	SkipMonitor
+	// SkipSlowlog: the slow log does not record the command (EXEC records
+	// its commands instead). Read by the slow log once a row carries it.
+	SkipSlowlog
+	// MayReplicate: may propagate a write to replicas although not Write
+	// (PUBLISH, EVAL). Read by the replication issue.
+	MayReplicate
+	// NoMandatoryKeys: its keys are optional (EVAL with numkeys 0), so
+	// cluster routing may find none. Not acted on.
+	NoMandatoryKeys
+	// NoMulti: refused inside MULTI. Read by the transactions issue.
+	NoMulti
+	// AllowBusy: allowed while a script runs too long (BUSY). Read by the
+	// scripting issue.
+	AllowBusy
+	// NoAsyncLoading: refused while a replica loads its dataset in the
+	// background (repl-diskless-load swapdb). Read by the replication
+	// issue.
+	NoAsyncLoading
 )
+
+// flagOrder names the Redis flags in the order COMMAND INFO lists them
+// (Redis's docFlagNames); movablekeys, which Shale derives from a row's
+// key finder, sits between no_multi and allow_busy there.
+var flagOrder = []struct {
+	flag Flags
+	name string
+}{
+	{Write, "write"}, {ReadOnly, "readonly"}, {DenyOOM, "denyoom"}, {Admin, "admin"},
+	{PubSub, "pubsub"}, {NoScript, "noscript"}, {Blocking, "blocking"}, {Loading, "loading"},
+	{Stale, "stale"}, {SkipMonitor, "skip_monitor"}, {SkipSlowlog, "skip_slowlog"},
+	{Fast, "fast"}, {NoAuth, "no_auth"}, {MayReplicate, "may_replicate"},
+	{NoMandatoryKeys, "no_mandatory_keys"}, {NoAsyncLoading, "no_async_loading"},
+	{NoMulti, "no_multi"}, {0, "movablekeys"}, {AllowBusy, "allow_busy"},
+}
+
+// flagNames are the COMMAND INFO flags of a row, named and ordered as Redis
+// names them; movable says whether the row has a key finder.
+func flagNames(f Flags, movable bool) []string {
+	var names []string
+	for _, fl := range flagOrder {
+		if (fl.flag == 0 && movable) || f&fl.flag != 0 {
+			names = append(names, fl.name)
+		}
+	}
+	return names
+}
+
+// ACLCategories is a set of Redis ACL categories. Shale has no ACLs: COMMAND
+// INFO and COMMAND LIST FILTERBY ACLCAT show them, for clients that sort
+// commands by them.
+type ACLCategories uint32
+
+// ACL categories, in Redis's order (ACLCommandCategories).
+const (
+	ACLKeyspace ACLCategories = 1 << iota
+	ACLRead
+	ACLWrite
+	ACLSet
+	ACLSortedSet
+	ACLList
+	ACLHash
+	ACLString
+	ACLBitmap
+	ACLHyperLogLog
+	ACLGeo
+	ACLStream
+	ACLPubSub
+	ACLAdmin
+	ACLFast
+	ACLSlow
+	ACLBlocking
+	ACLDangerous
+	ACLConnection
+	ACLTransaction
+	ACLScripting
+)
+
+var aclNames = []string{
+	"@keyspace", "@read", "@write", "@set", "@sortedset", "@list", "@hash", "@string",
+	"@bitmap", "@hyperloglog", "@geo", "@stream", "@pubsub", "@admin", "@fast", "@slow",
+	"@blocking", "@dangerous", "@connection", "@transaction", "@scripting",
+}
+
+// names lists the categories, "@keyspace" first, as COMMAND INFO does.
+func (a ACLCategories) names() []string {
+	var out []string
+	for i, n := range aclNames {
+		if a&(1<<i) != 0 {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// groupACL is the explicit category Redis's command files give the commands
+// of a doc group; a row's acl option replaces it for the exceptions.
+var groupACL = map[string]ACLCategories{
+	"generic":      ACLKeyspace,
+	"string":       ACLString,
+	"hash":         ACLHash,
+	"list":         ACLList,
+	"set":          ACLSet,
+	"sorted-set":   ACLSortedSet,
+	"connection":   ACLConnection,
+	"bitmap":       ACLBitmap,
+	"hyperloglog":  ACLHyperLogLog,
+	"geo":          ACLGeo,
+	"stream":       ACLStream,
+	"transactions": ACLTransaction,
+	"scripting":    ACLScripting,
+}
+
+// aclCategories are a command's ACL categories as Redis 7.0 computes them
+// (setImplicitACLCategories): the explicit ones (explicit, or the group's
+// when explicit is zero), plus those its flags imply: write, read, admin
+// and dangerous, pubsub, fast, blocking, and slow when it is not fast.
+func aclCategories(f Flags, explicit ACLCategories, group string) ACLCategories {
+	cats := explicit
+	if cats == 0 {
+		cats = groupACL[group]
+	}
+	for _, imp := range []struct {
+		flag Flags
+		cats ACLCategories
+	}{{Write, ACLWrite}, {ReadOnly, ACLRead}, {Admin, ACLAdmin | ACLDangerous}, {PubSub, ACLPubSub}, {Fast, ACLFast}, {Blocking, ACLBlocking}} {
+		if f&imp.flag != 0 {
+			cats |= imp.cats
+		}
+	}
+	if cats&ACLFast == 0 {
+		cats |= ACLSlow
+	}
+	return cats
+}
+
+// noACL is the explicit category set of a row that has none, though its
+// group has. It is never shown: its bit is past the last category.
+const noACL ACLCategories = 1 << 31
+
+// aclCategories are the row's ACL categories. A container without a
+// handler of its own (CLIENT, OBJECT) gets none from its group: Redis
+// declares those on its subcommands.
+func (c *Command) aclCategories() ACLCategories {
+	explicit := c.ACL
+	if explicit == 0 && c.Run == nil && c.Subcommands != nil {
+		explicit = noACL
+	}
+	return aclCategories(c.Flags, explicit, c.Doc.group)
+}
+
+// aclCategories are the subcommand's ACL categories.
+func (s *Subcommand) aclCategories() ACLCategories {
+	return aclCategories(s.Flags, s.ACL, s.Doc.group)
+}
 
 // Command is one row of the command table. Arity and keys follow Redis's
 // COMMAND INFO: Arity counts the name and -N means "at least N"; FirstKey 0
@@ -39,6 +224,16 @@ type Command struct {
 	// and COMMAND GETKEYS asks it. Such rows keep Redis's legacy range. nil
 	// for other commands.
 	Keys keyFinder
+	// ACL is the command's explicit ACL categories (see aclCategories);
+	// zero: its doc group's.
+	ACL ACLCategories
+	// Tips are Redis's command tips, as COMMAND INFO lists them
+	// ("nondeterministic_output", "request_policy:all_shards").
+	Tips []string
+	// KeySpecs are the command's key specifications, as COMMAND INFO shows
+	// them (keys.go): from keyFlags, one per flag set along the key range,
+	// or spelled out by keySpecs for movable keys. nil for keyless rows.
+	KeySpecs []KeySpec
 	// Doc is the command's COMMAND DOCS entry.
 	Doc cmdDoc
 	// Shape is the rule on its arguments that Arity cannot express.
@@ -67,6 +262,8 @@ type Subcommand struct {
 	Name  string // lower-case, without the container: "setname"
 	Arity int
 	Flags Flags
+	ACL   ACLCategories // explicit ACL categories; zero: the doc group's
+	Tips  []string      // Redis's command tips
 	Run   func(c *Ctx, args [][]byte) error
 	Doc   cmdDoc // its COMMAND DOCS entry, under "container|name"
 	Shape Shape  // the rule on its arguments that Arity cannot express
@@ -87,9 +284,52 @@ func (s Subcommand) shaped(sh Shape) Subcommand {
 	return s
 }
 
+// acl gives a subcommand explicit ACL categories in place of its group's.
+func (s Subcommand) acl(cats ACLCategories) Subcommand {
+	s.ACL = cats
+	return s
+}
+
+// tips gives a subcommand Redis's command tips.
+func (s Subcommand) tips(tips ...string) Subcommand {
+	s.Tips = tips
+	return s
+}
+
 // shaped gives a row its Shape.
 func (c Command) shaped(s Shape) Command {
 	c.Shape = s
+	return c
+}
+
+// acl gives a row explicit ACL categories in place of its group's (Redis's
+// exceptions: KEYS is @keyspace and @dangerous, SORT @set, @sortedset,
+// @list and @dangerous).
+func (c Command) acl(cats ACLCategories) Command {
+	c.ACL = cats
+	return c
+}
+
+// tips gives a row Redis's command tips.
+func (c Command) tips(tips ...string) Command {
+	c.Tips = tips
+	return c
+}
+
+// keyFlags gives a row with a key range its key specs, one per flag set:
+// each but the last is one key, from FirstKey on, Step apart; the last
+// covers the rest of the range up to LastKey. RENAME's (RW|access|delete,
+// OW|update) are its source and its destination; SINTERSTORE's (RW|update,
+// RO|access) its destination and its sources.
+func (c Command) keyFlags(flags ...KeyFlags) Command {
+	c.KeySpecs = rangeKeySpecs(c.FirstKey, c.LastKey, c.Step, flags)
+	return c
+}
+
+// keySpecs gives a row key specs spelled out: those of movable-keys
+// commands, and those with notes.
+func (c Command) keySpecs(specs ...KeySpec) Command {
+	c.KeySpecs = specs
 	return c
 }
 
@@ -213,6 +453,7 @@ func allCommands() []Command {
 		zsetCommands,
 		setCommands,
 		listCommands,
+		transactionCommands,
 	} {
 		all = append(all, family...)
 	}

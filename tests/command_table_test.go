@@ -7,11 +7,6 @@ import (
 	"testing"
 )
 
-// comparedFlags are the COMMAND INFO flags Shale's table sets (server/table.go
-// and movablekeys, from a row's key finder); the others (denyoom, noscript,
-// loading, stale...) Shale does not report yet, so they are not compared.
-var comparedFlags = []string{"write", "readonly", "admin", "fast", "no_auth", "movablekeys"}
-
 // tableDifferences are the differences from redis-server 7.0 that are on
 // purpose, keyed by "name: what", as TestCommandTable words them. Each says why.
 var tableDifferences = map[string]string{
@@ -20,27 +15,35 @@ var tableDifferences = map[string]string{
 	// dispatcher reads keys and access flags from top-level rows only
 	// (COMMAND GETKEYS, read-only checks). Redis 7 moved both onto the
 	// subcommands.
-	"object: first key 2, redis 0":          "Redis 6 layout",
-	"object: last key 2, redis 0":           "Redis 6 layout",
-	"object: step 1, redis 0":               "Redis 6 layout",
-	"object: flag readonly, not in redis":   "Redis 6 layout",
-	"object|encoding: first key 0, redis 2": "Redis 6 layout",
-	"object|encoding: last key 0, redis 2":  "Redis 6 layout",
-	"object|encoding: step 0, redis 1":      "Redis 6 layout",
-	"object|freq: first key 0, redis 2":     "Redis 6 layout",
-	"object|freq: last key 0, redis 2":      "Redis 6 layout",
-	"object|freq: step 0, redis 1":          "Redis 6 layout",
-	"object|refcount: first key 0, redis 2": "Redis 6 layout",
-	"object|refcount: last key 0, redis 2":  "Redis 6 layout",
-	"object|refcount: step 0, redis 1":      "Redis 6 layout",
+	"object: first key 2, redis 0":             "Redis 6 layout",
+	"object: last key 2, redis 0":              "Redis 6 layout",
+	"object: step 1, redis 0":                  "Redis 6 layout",
+	"object: flags [readonly], redis []":       "Redis 6 layout",
+	"object: acl [@read @slow], redis [@slow]": "Redis 6 layout: readonly implies @read",
+	"object|encoding: first key 0, redis 2":    "Redis 6 layout",
+	"object|encoding: last key 0, redis 2":     "Redis 6 layout",
+	"object|encoding: step 0, redis 1":         "Redis 6 layout",
+	"object|encoding: key specs 0, redis 1":    "Redis 6 layout",
+	"object|freq: first key 0, redis 2":        "Redis 6 layout",
+	"object|freq: last key 0, redis 2":         "Redis 6 layout",
+	"object|freq: step 0, redis 1":             "Redis 6 layout",
+	"object|freq: key specs 0, redis 1":        "Redis 6 layout",
+	"object|refcount: first key 0, redis 2":    "Redis 6 layout",
+	"object|refcount: last key 0, redis 2":     "Redis 6 layout",
+	"object|refcount: step 0, redis 1":         "Redis 6 layout",
+	"object|refcount: key specs 0, redis 1":    "Redis 6 layout",
+	// Summaries that describe Shale where it differs from Redis.
+	"debug: summary":    "names the setting that enables DEBUG in Shale",
+	"shutdown: summary": "Shale flushes RocksDB; it has no dump file to save",
 }
 
 // TestCommandTable compares every row and subcommand of Shale's command
-// table, as COMMAND INFO reports it, with real redis-server's COMMAND INFO for
-// the same name: arity, first/last/step, and the flags Shale sets. Names
-// redis-server 7.0 does not know (COMPACT, CLIENT SETINFO) are logged and
-// skipped. A difference
-// not in tableDifferences fails; so does an entry there that no longer differs.
+// table with real redis-server's for the same name: COMMAND INFO's arity,
+// flags, first/last/step, ACL categories, tips and key specs, and COMMAND
+// DOCS' summary, since, group and complexity. Names redis-server 7.0 does
+// not know (COMPACT, CLIENT SETINFO) are logged and skipped. A difference
+// not in tableDifferences fails; so does an entry there that no longer
+// differs.
 func TestCommandTable(t *testing.T) {
 	shale := startShale(t, shaleOpts{})
 	redis := startRedis(t)
@@ -59,7 +62,9 @@ func TestCommandTable(t *testing.T) {
 				t.Logf("%s: not in redis-server 7.0 (Shale's own, or newer), not compared", name)
 				continue
 			}
-			for _, d := range infoDifferences(name, r, want.([]any)) {
+			diffs := infoDifferences(name, r, want.([]any))
+			diffs = append(diffs, docsDifferences(name, docsOf(t, shale, name), docsOf(t, redis, name))...)
+			for _, d := range diffs {
 				seen[d] = true
 				if _, ok := tableDifferences[d]; !ok {
 					got = append(got, d)
@@ -78,34 +83,93 @@ func TestCommandTable(t *testing.T) {
 }
 
 // infoDifferences lists how Shale's COMMAND INFO entry for name differs from
-// Redis's, one "name: what" string per difference.
+// Redis's, one "name: what" string per difference. Flags, ACL categories
+// and tips are sets; key specs are compared whole, in order (COMMAND DOCS
+// refers to them by index), with their maps in Redis's key order.
 func infoDifferences(name string, shale, redis []any) []string {
 	var out []string
-	for i, field := range []string{"arity", "", "first key", "last key", "step"} {
+	for i, field := range []string{1: "arity", 3: "first key", 4: "last key", 5: "step"} {
 		if field == "" {
-			continue // flags, below
+			continue
 		}
-		if s, r := shale[i+1], redis[i+1]; s != r {
+		if s, r := shale[i], redis[i]; s != r {
 			out = append(out, fmt.Sprintf("%s: %s %v, redis %v", name, field, s, r))
 		}
 	}
-	shaleFlags, redisFlags := statusSet(shale[2]), statusSet(redis[2])
-	for _, f := range comparedFlags {
-		switch s, r := slices.Contains(shaleFlags, f), slices.Contains(redisFlags, f); {
-		case s && !r:
-			out = append(out, fmt.Sprintf("%s: flag %s, not in redis", name, f))
-		case r && !s:
-			out = append(out, fmt.Sprintf("%s: no flag %s, redis has it", name, f))
+	for i, field := range []string{2: "flags", 6: "acl", 7: "tips"} {
+		if field == "" {
+			continue
+		}
+		if s, r := sortedSet(shale[i]), sortedSet(redis[i]); !slices.Equal(s, r) {
+			out = append(out, fmt.Sprintf("%s: %s %v, redis %v", name, field, s, r))
+		}
+	}
+	shaleSpecs, redisSpecs := shale[8].([]any), redis[8].([]any)
+	if len(shaleSpecs) != len(redisSpecs) {
+		return append(out, fmt.Sprintf("%s: key specs %d, redis %d", name, len(shaleSpecs), len(redisSpecs)))
+	}
+	for i := range shaleSpecs {
+		if s, r := fmt.Sprint(shaleSpecs[i]), fmt.Sprint(redisSpecs[i]); s != r {
+			out = append(out, fmt.Sprintf("%s: key spec %d %s, redis %s", name, i, s, r))
 		}
 	}
 	return out
 }
 
-// statusSet reads a COMMAND INFO flags set as lower-case strings.
-func statusSet(v any) []string {
+// docsOf returns the COMMAND DOCS fields of name (a subcommand's from its
+// container's entry) as a map; nil when the server has no docs for it.
+func docsOf(t *testing.T, srv *serverProc, name string) map[string]any {
+	container, _, isSub := strings.Cut(name, "|")
+	reply := respMap(do(t, srv.Client, "COMMAND", "DOCS", container))
+	if reply == nil {
+		return nil
+	}
+	doc := respMap(reply[container])
+	if isSub {
+		doc = respMap(respMap(doc["subcommands"])[name])
+	}
+	return doc
+}
+
+// docsDifferences lists how Shale's COMMAND DOCS fields for name differ from
+// Redis's: summary, since, group and complexity.
+func docsDifferences(name string, shale, redis map[string]any) []string {
+	var out []string
+	for _, field := range []string{"summary", "since", "group", "complexity"} {
+		if s, r := shale[field], redis[field]; s != r {
+			out = append(out, fmt.Sprintf("%s: %s", name, field))
+		}
+	}
+	return out
+}
+
+// respMap reads a RESP2 map, a flat array of keys and values, or go-redis's
+// map of a RESP3 one, into a map; nil for anything else.
+func respMap(v any) map[string]any {
+	switch v := v.(type) {
+	case []any:
+		m := make(map[string]any, len(v)/2)
+		for i := 0; i+1 < len(v); i += 2 {
+			m[fmt.Sprint(v[i])] = v[i+1]
+		}
+		return m
+	case map[any]any:
+		m := make(map[string]any, len(v))
+		for k, x := range v {
+			m[fmt.Sprint(k)] = x
+		}
+		return m
+	}
+	return nil
+}
+
+// sortedSet reads a COMMAND INFO set (flags, ACL categories, tips) as
+// sorted lower-case strings.
+func sortedSet(v any) []string {
 	var out []string
 	for _, x := range v.([]any) {
 		out = append(out, strings.ToLower(fmt.Sprint(x)))
 	}
+	slices.Sort(out)
 	return out
 }

@@ -203,6 +203,10 @@ func TestServerCommandArgs(t *testing.T) {
 			{cmd("SHUTDOWN", "ABORT", "ABORT"), errText("ERR No shutdown in progress.")},
 			{cmd("SHUTDOWN", "ABORT", "NOW"), errText("ERR syntax error")},
 
+			// BGSAVE takes SCHEDULE alone (its row's Shape, then the handler).
+			{cmd("BGSAVE", "NOW"), errText("ERR syntax error")},
+			{cmd("BGSAVE", "SCHEDULE", "SCHEDULE"), errText("ERR syntax error")},
+
 			// DEBUG SLEEP: times that overflow Redis's conversion, and
 			// negative ones, do not sleep.
 			{cmd("DEBUG", "SLEEP", "inf"), ok},

@@ -107,6 +107,14 @@ func matchReply(want, got any, err error) string {
 // matchers at any depth.
 func matchValue(want, got any) string {
 	switch w := want.(type) {
+	case errText, errPrefix:
+		// An error inside an array (EXEC's replies): go-redis gives it as
+		// an error value.
+		e, isErr := got.(error)
+		if !isErr {
+			return "want an error"
+		}
+		return matchReply(want, nil, e)
 	case nil:
 		if got != nil {
 			return "want nil"

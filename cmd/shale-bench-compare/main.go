@@ -262,6 +262,20 @@ func startRedis(o options, work string) (*server, error) {
 	})
 }
 
+// startShaleAndRedis starts Shale (as startShale names its directory, with
+// the base config) and Redis, the two servers a comparison needs; when Redis
+// fails to start, it stops Shale again.
+func startShaleAndRedis(o options, work, name string) (shale, rds *server, err error) {
+	if shale, err = startShale(o, work, name, ""); err != nil {
+		return nil, nil, err
+	}
+	if rds, err = startRedis(o, work); err != nil {
+		shale.Stop()
+		return nil, nil, err
+	}
+	return shale, rds, nil
+}
+
 // startCeiling starts this binary again as the in-memory ceiling server.
 func startCeiling() (*server, error) {
 	self, err := os.Executable()
@@ -292,15 +306,11 @@ func workloads(o options) []workload {
 
 func runThroughput(o options, work string, r *results) error {
 	logf("throughput: starting shale, redis and the ceiling server")
-	shale, err := startShale(o, work, "shale-throughput", "")
+	shale, rds, err := startShaleAndRedis(o, work, "shale-throughput")
 	if err != nil {
 		return err
 	}
 	defer shale.Stop()
-	rds, err := startRedis(o, work)
-	if err != nil {
-		return err
-	}
 	defer rds.Stop()
 	ceiling, err := startCeiling()
 	if err != nil {
@@ -332,15 +342,11 @@ func runThroughput(o options, work string, r *results) error {
 
 func runDels(ctx context.Context, o options, work string, r *results) error {
 	logf("del: starting shale and redis")
-	shale, err := startShale(o, work, "shale-del", "")
+	shale, rds, err := startShaleAndRedis(o, work, "shale-del")
 	if err != nil {
 		return err
 	}
 	defer shale.Stop()
-	rds, err := startRedis(o, work)
-	if err != nil {
-		return err
-	}
 	defer rds.Stop()
 	for _, size := range o.DelSizes {
 		for _, t := range bigKeyTypes {

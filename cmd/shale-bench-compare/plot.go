@@ -58,14 +58,7 @@ func writePlots(r *results) (map[string]string, error) {
 // server.
 func plotThroughput(r *results) (*plot.Plot, vg.Length, vg.Length, error) {
 	rows := summarizeThroughput(r.Throughput)
-	p := plot.New()
-	p.Title.Text = "redis-benchmark: median ops/s per test"
-	p.Y.Label.Text = "ops/s"
-	p.Y.Min = 0
-	names := make([]string, len(rows))
-	for i, row := range rows {
-		names[i] = row.Test
-	}
+	p := perTestPlot(rows, "redis-benchmark: median ops/s per test", "ops/s")
 	width := vg.Points(12)
 	for i, srv := range serverNames {
 		vals := make(plotter.Values, len(rows))
@@ -77,21 +70,11 @@ func plotThroughput(r *results) (*plot.Plot, vg.Length, vg.Length, error) {
 		if !present {
 			continue
 		}
-		bars, err := plotter.NewBarChart(vals, width)
-		if err != nil {
+		if err := addBars(p, vals, width, vg.Length(i-1)*width, srv, serverLabels[srv]); err != nil {
 			return nil, 0, 0, err
 		}
-		bars.LineStyle.Width = 0
-		bars.Color = serverColors[srv]
-		bars.Offset = vg.Length(i-1) * width
-		p.Add(bars)
-		p.Legend.Add(serverLabels[srv], bars)
 	}
 	p.Legend.Top, p.Legend.Left = true, true
-	p.NominalX(names...)
-	p.X.Tick.Label.Rotation = math.Pi / 6
-	p.X.Tick.Label.XAlign = draw.XRight
-	p.X.Tick.Label.YAlign = draw.YCenter
 	p.Add(plotter.NewGrid())
 	return p, 11 * vg.Inch, 5 * vg.Inch, nil
 }
@@ -100,14 +83,7 @@ func plotThroughput(r *results) (*plot.Plot, vg.Length, vg.Length, error) {
 // test: the figure that survives a noisy machine.
 func plotRatios(r *results) (*plot.Plot, vg.Length, vg.Length, error) {
 	rows := summarizeThroughput(r.Throughput)
-	p := plot.New()
-	p.Title.Text = "Shale's ops/s as a fraction of each peer's (median over rounds)"
-	p.Y.Label.Text = "Shale / peer"
-	p.Y.Min = 0
-	names := make([]string, len(rows))
-	for i, row := range rows {
-		names[i] = row.Test
-	}
+	p := perTestPlot(rows, "Shale's ops/s as a fraction of each peer's (median over rounds)", "Shale / peer")
 	width := vg.Points(14)
 	for i, peer := range []string{"redis", "ceiling"} {
 		vals := make(plotter.Values, len(rows))
@@ -116,15 +92,9 @@ func plotRatios(r *results) (*plot.Plot, vg.Length, vg.Length, error) {
 				vals[j] = row.Median["shale"] / row.Median[peer]
 			}
 		}
-		bars, err := plotter.NewBarChart(vals, width)
-		if err != nil {
+		if err := addBars(p, vals, width, (vg.Length(i)-0.5)*width, peer, "Shale / "+serverLabels[peer]); err != nil {
 			return nil, 0, 0, err
 		}
-		bars.LineStyle.Width = 0
-		bars.Color = serverColors[peer]
-		bars.Offset = (vg.Length(i) - 0.5) * width
-		p.Add(bars)
-		p.Legend.Add("Shale / "+serverLabels[peer], bars)
 	}
 	p.Y.Max = math.Max(p.Y.Max*1.25, 1.1)
 	parity, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: 1}, {X: float64(len(rows)) - 0.5, Y: 1}})
@@ -135,12 +105,41 @@ func plotRatios(r *results) (*plot.Plot, vg.Length, vg.Length, error) {
 	p.Add(parity)
 	p.Legend.Add("parity", parity)
 	p.Legend.Top = true
+	p.Add(plotter.NewGrid())
+	return p, 11 * vg.Inch, 4 * vg.Inch, nil
+}
+
+// perTestPlot starts a bar plot with one group of bars per redis-benchmark
+// test of rows, named on the X axis at a slant so that long names fit.
+func perTestPlot(rows []throughputRow, title, yLabel string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.Y.Label.Text = yLabel
+	p.Y.Min = 0
+	names := make([]string, len(rows))
+	for i, row := range rows {
+		names[i] = row.Test
+	}
 	p.NominalX(names...)
 	p.X.Tick.Label.Rotation = math.Pi / 6
 	p.X.Tick.Label.XAlign = draw.XRight
 	p.X.Tick.Label.YAlign = draw.YCenter
-	p.Add(plotter.NewGrid())
-	return p, 11 * vg.Inch, 4 * vg.Inch, nil
+	return p
+}
+
+// addBars adds one bar per test to p, in server's color, offset from the
+// group's center, under label in the legend.
+func addBars(p *plot.Plot, vals plotter.Values, width, offset vg.Length, server, label string) error {
+	bars, err := plotter.NewBarChart(vals, width)
+	if err != nil {
+		return err
+	}
+	bars.LineStyle.Width = 0
+	bars.Color = serverColors[server]
+	bars.Offset = offset
+	p.Add(bars)
+	p.Legend.Add(label, bars)
+	return nil
 }
 
 // plotDels draws DEL p50 against the number of elements, log-log, one line
@@ -212,14 +211,9 @@ func plotReclaim(r *results) (*plot.Plot, vg.Length, vg.Length, error) {
 		{"pre-insert + 10%", toMiB(rc.PreInsert) * 1.1},
 		{"pre-insert", toMiB(rc.PreInsert)},
 	} {
-		hl, err := plotter.NewLine(plotter.XYs{{X: 0, Y: h.y}, {X: last, Y: h.y}})
-		if err != nil {
+		if err := addLevel(p, h.label, h.y, last, uint8(60+50*i), i+1); err != nil {
 			return nil, 0, 0, err
 		}
-		hl.Color = color.Gray{Y: uint8(60 + 50*i)}
-		hl.Dashes = plotutil.Dashes(i + 1)
-		p.Add(hl)
-		p.Legend.Add(h.label, hl)
 	}
 	p.Y.Max *= 1.5 // room for the title and the legend above the lines
 	p.Legend.Top = true
@@ -266,18 +260,27 @@ func plotMemory(r *results) (*plot.Plot, vg.Length, vg.Length, error) {
 			{"target: cache + memtables + 256 MiB", c.Target()},
 			{"block cache + memtable budget", c.BlockCacheBytes + c.MemtableBudget()},
 		} {
-			y := float64(h.y) / (1 << 20)
-			hl, err := plotter.NewLine(plotter.XYs{{X: 0, Y: y}, {X: last, Y: y}})
-			if err != nil {
+			if err := addLevel(p, h.label, float64(h.y)/(1<<20), last, uint8(60+60*i), i+1); err != nil {
 				return nil, 0, 0, err
 			}
-			hl.Color = color.Gray{Y: uint8(60 + 60*i)}
-			hl.Dashes = plotutil.Dashes(i + 1)
-			p.Add(hl)
-			p.Legend.Add(h.label, hl)
 		}
 	}
 	p.Y.Max *= 1.15 // room for the title
 	p.Add(plotter.NewGrid())
 	return p, 7 * vg.Inch, 4 * vg.Inch, nil
+}
+
+// addLevel adds a horizontal dashed line at y, from 0 to until on the X
+// axis, in the gray shade gray with plotutil's dash pattern dashes, under
+// label in the legend: a reference level for the curves.
+func addLevel(p *plot.Plot, label string, y, until float64, gray uint8, dashes int) error {
+	hl, err := plotter.NewLine(plotter.XYs{{X: 0, Y: y}, {X: until, Y: y}})
+	if err != nil {
+		return err
+	}
+	hl.Color = color.Gray{Y: gray}
+	hl.Dashes = plotutil.Dashes(dashes)
+	p.Add(hl)
+	p.Legend.Add(label, hl)
+	return nil
 }

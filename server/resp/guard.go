@@ -293,17 +293,18 @@ func splitArgs(line []byte) ([][]byte, bool) {
 		if at(p) == 0 {
 			return args, true
 		}
-		inq, insq, done := false, false, false
+		var quote byte // the open quote, '"' or '\'', 0 outside quotes
+		done := false
 		cur := []byte{}
 		for !done {
 			c := at(p)
 			switch {
-			case inq:
+			case quote != 0:
 				switch {
-				case c == '\\' && at(p+1) == 'x' && isHex(at(p+2)) && isHex(at(p+3)):
+				case quote == '"' && c == '\\' && at(p+1) == 'x' && isHex(at(p+2)) && isHex(at(p+3)):
 					cur = append(cur, hexVal(at(p+2))<<4|hexVal(at(p+3)))
 					p += 3
-				case c == '\\' && at(p+1) != 0:
+				case quote == '"' && c == '\\' && at(p+1) != 0:
 					p++
 					switch e := at(p); e {
 					case 'n':
@@ -319,22 +320,10 @@ func splitArgs(line []byte) ([][]byte, bool) {
 					default:
 						cur = append(cur, e)
 					}
-				case c == '"':
-					if at(p+1) != 0 && !isSpace(at(p+1)) {
-						return nil, false
-					}
-					done = true
-				case c == 0:
-					return nil, false
-				default:
-					cur = append(cur, c)
-				}
-			case insq:
-				switch {
-				case c == '\\' && at(p+1) == '\'':
+				case quote == '\'' && c == '\\' && at(p+1) == '\'':
 					p++
 					cur = append(cur, '\'')
-				case c == '\'':
+				case c == quote: // a closing quote must end the argument
 					if at(p+1) != 0 && !isSpace(at(p+1)) {
 						return nil, false
 					}
@@ -348,10 +337,8 @@ func splitArgs(line []byte) ([][]byte, bool) {
 				switch c {
 				case ' ', '\n', '\r', '\t', 0:
 					done = true
-				case '"':
-					inq = true
-				case '\'':
-					insq = true
+				case '"', '\'':
+					quote = c
 				default:
 					cur = append(cur, c)
 				}

@@ -128,6 +128,10 @@ func TestSplitArgs(t *testing.T) {
 		{`""`, []string{""}, true},
 		{"a\x00b", []string{"a"}, true},
 		{`'a`, nil, false},
+		{`'a\'b' "c\"d"`, []string{"a'b", `c"d`}, true},
+		{`'\n' "it's"`, []string{`\n`, "it's"}, true},
+		{`'a'b`, nil, false},
+		{`"a"b`, nil, false},
 	}
 	for _, tt := range tests {
 		got, ok := splitArgs([]byte(tt.in))

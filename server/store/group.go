@@ -159,6 +159,9 @@ func (g *Group) Add(fn func(b *Batch) error) (err error) {
 	return nil
 }
 
+// Len is the number of writes in the group's batch.
+func (g *Group) Len() int { return g.b.Len() }
+
 // Writes counts the commands whose writes joined the batch (Add succeeded)
 // since the last Commit.
 func (g *Group) Writes() int { return g.writes }

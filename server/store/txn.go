@@ -52,6 +52,10 @@ func (g *Group) Reader() Reader {
 	return &pendingReader{b: g.b, x: g.txn, base: g.s}
 }
 
+// Exclusive reports whether the group holds the world lock's write side,
+// and so every key: a transaction's with a command that names no keys.
+func (g *Group) Exclusive() bool { return g.exclusive }
+
 // Abort ends a group without writing anything, releasing its locks.
 func (g *Group) Abort() {
 	if g.world {

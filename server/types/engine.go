@@ -47,6 +47,9 @@ func (e *Engine) SetMaxStringBytes(n int64) { e.maxString.Store(n) }
 
 func nowMs() int64 { return time.Now().UnixMilli() }
 
+// Now is the engine's clock, in unix ms: what expiry compares with.
+func (e *Engine) Now() int64 { return e.now() }
+
 // Store is the engine's store (INFO, COMPACT and CONFIG read it).
 func (e *Engine) Store() *store.Store { return e.st }
 
@@ -77,6 +80,20 @@ type DB struct {
 	// snapshot is set in a view that reads a snapshot: it takes no locks
 	// and must not write.
 	snapshot bool
+	// writes, when set, counts the writes made through this view that
+	// changed something (CountingWrites).
+	writes *uint64
+}
+
+// CountingWrites returns a view of d that adds one to *n for each write
+// made through it that changed something: a client's view, so that the
+// server can tell a write command that changed nothing (SADD of a member
+// already there) from one that did, as WATCH must. *n belongs to the one
+// goroutine that writes through the view.
+func (d *DB) CountingWrites(n *uint64) *DB {
+	v := *d
+	v.writes = n
+	return &v
 }
 
 // walkLockedUpTo is the most records a read walks while it holds its
@@ -110,10 +127,25 @@ func (d *DB) walkView(records uint64, unlock *store.Unlock) (*DB, func()) {
 // them, and the command's writes join g's batch, to be written by
 // g.Commit. Only commands that touch nothing but the keys they lock may run
 // in a group; the server's command table marks them.
+//
+// A transaction's group (store.BeginTxn) holds its locks from the start,
+// and its commands read through it, so that each reads what the earlier
+// ones wrote.
 func (d *DB) InGroup(g *store.Group) *DB {
 	v := *d
 	v.grp = g
+	if r := g.Reader(); r != nil {
+		v.rd = r
+	}
 	return &v
+}
+
+// sameView returns to as d sees it: in d's group, if d runs in one.
+func (d *DB) sameView(to *DB) *DB {
+	if d.grp == nil {
+		return to
+	}
+	return to.InGroup(d.grp)
 }
 
 // Index is the database number.
@@ -127,6 +159,24 @@ func (d *DB) lock(keys ...[]byte) store.Unlock {
 	for i, k := range keys {
 		lk[i] = store.LockKey{DB: d.n, Key: k}
 	}
+	return d.lockAcross(lk...)
+}
+
+// lockWorld excludes every other command (FLUSHDB, FLUSHALL). A group
+// that runs such a command holds the world already: only a transaction's
+// does (store.BeginTxn).
+func (d *DB) lockWorld() store.Unlock {
+	if d.grp != nil {
+		if invariants && !d.grp.Exclusive() {
+			panic("types: a command of a pipeline group takes the world lock")
+		}
+		return noUnlock
+	}
+	return d.st.LockWorld()
+}
+
+// lockAcross locks keys that may lie in several databases (MOVE, COPY).
+func (d *DB) lockAcross(lk ...store.LockKey) store.Unlock {
 	if d.grp != nil {
 		// The group took the locks before the command ran, and releases
 		// them at its commit.
@@ -137,7 +187,7 @@ func (d *DB) lock(keys ...[]byte) store.Unlock {
 			// against another group, but it is the only way on that is
 			// still correct.
 			if invariants {
-				panic(fmt.Sprintf("types: grouped command locks %q, which its group does not hold", keys))
+				panic(fmt.Sprintf("types: grouped command locks %v, which its group does not hold", lk))
 			}
 			d.grp.Wait(lk...)
 		}
@@ -155,14 +205,24 @@ func (d *DB) write(fn func(b *store.Batch) error) error {
 		panic("types: a write through a snapshot view") // a bug: the view holds no lock
 	}
 	if d.grp != nil {
-		return d.grp.Add(fn)
+		n := d.grp.Len()
+		err := d.grp.Add(fn)
+		if err == nil && d.writes != nil && d.grp.Len() > n {
+			*d.writes++
+		}
+		return err
 	}
 	b := d.st.NewBatch()
 	defer b.Release()
 	if err := fn(b); err != nil {
 		return err
 	}
-	return d.st.Write(b)
+	wrote := b.Len() > 0
+	err := d.st.Write(b)
+	if err == nil && wrote && d.writes != nil {
+		*d.writes++
+	}
+	return err
 }
 
 // iterSub calls fn for every sub-key record of the key's current uid, in

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/big"
 	"math/rand/v2"
-	"strconv"
 
 	"github.com/shaledb/shale/metadata"
 	"github.com/shaledb/shale/server/store"
@@ -266,19 +265,9 @@ func (d *DB) hashModify(key, field []byte, fn func(old []byte, exists bool) ([]b
 // HIncrBy is HINCRBY.
 func (d *DB) HIncrBy(key, field []byte, delta int64) (int64, error) {
 	var n int64
-	_, err := d.hashModify(key, field, func(old []byte, exists bool) ([]byte, error) {
-		cur := int64(0)
-		if exists {
-			var ok bool
-			if cur, ok = ParseInt(old); !ok {
-				return nil, ErrHashNotInteger
-			}
-		}
-		var ok bool
-		if n, ok = addInt64(cur, delta); !ok {
-			return nil, ErrOverflow
-		}
-		return strconv.AppendInt(nil, n, 10), nil
+	_, err := d.hashModify(key, field, func(old []byte, exists bool) (val []byte, err error) {
+		val, n, err = incrInt64(old, exists, delta, ErrHashNotInteger)
+		return val, err
 	})
 	return n, err
 }
@@ -300,14 +289,10 @@ func (d *DB) HRandField(key []byte, count int64, withValues bool) ([][]byte, err
 	unlock := d.lock(key)
 	defer func() { unlock() }()
 	ks := &keyState{}
-	err := d.loadHash(ks, key)
-	if err != nil || !ks.live || count == 0 {
+	d, done, err := d.randView(ks, key, metadata.TypeHash, count, &unlock)
+	if d == nil {
 		return nil, err
 	}
-	if err := checkRandCount(count); err != nil {
-		return nil, err
-	}
-	d, done := d.walkView(randWalk(count, ks.m.Size), &unlock)
 	defer done()
 	if count > 0 && uint64(count) >= ks.m.Size {
 		return d.shuffledHash(ks, withValues)
@@ -368,16 +353,8 @@ func (d *DB) shuffledHash(ks *keyState, withValues bool) ([][]byte, error) {
 // HScan is HSCAN: about count fields after cursor whose names match (nil =
 // all), as field, value pairs, and the next cursor (0 when done).
 func (d *DB) HScan(key []byte, cursor uint64, match []byte, count int) (uint64, [][]byte, error) {
-	unlock := d.lock(key)
-	defer func() { unlock() }()
-	ks := &keyState{}
-	if err := d.loadHash(ks, key); err != nil || !ks.live {
-		return 0, nil, err
-	}
-	d, done := d.walkView(min(uint64(max(count, 1)), ks.m.Size), &unlock)
-	defer done()
 	var out [][]byte
-	next, err := d.scanSub(ks.m.UID, cursor, match, count, func(f, v []byte) error {
+	next, err := d.scanKey(key, metadata.TypeHash, cursor, match, count, func(f, v []byte) error {
 		out = append(out, append([]byte{}, f...), append([]byte{}, v...))
 		return nil
 	})

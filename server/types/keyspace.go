@@ -186,10 +186,8 @@ const (
 func (d *DB) Rename(src, dst []byte, exists IfExists) (bool, error) {
 	unlock := d.lock(src, dst)
 	defer unlock()
-	now := d.e.now()
-	ks := &keyState{}
-	err := d.load(ks, src, now)
-	if err != nil {
+	ks, kd := &keyState{}, &keyState{}
+	if err := d.loadSrcDst(ks, src, kd, d, dst); err != nil {
 		return false, err
 	}
 	if !ks.live {
@@ -198,31 +196,34 @@ func (d *DB) Rename(src, dst []byte, exists IfExists) (bool, error) {
 	if string(src) == string(dst) {
 		return exists == Overwrite, nil
 	}
-	kd := &keyState{}
-	if err := d.load(kd, dst, now); err != nil {
-		return false, err
-	}
 	if exists == WriteNothing && kd.live {
 		return false, nil
 	}
 	return true, d.write(func(b *store.Batch) error { ks.moveTo(b, kd); return nil })
 }
 
+// loadSrcDst loads src, in d, into ks and, when src is live, dst, in db to,
+// into kd, at one clock: the start of RENAME, MOVE, COPY and SMOVE, which
+// answer a missing source before they look at the destination (kd stays
+// empty then).
+func (d *DB) loadSrcDst(ks *keyState, src []byte, kd *keyState, to *DB, dst []byte) error {
+	now := d.e.now()
+	if err := d.load(ks, src, now); err != nil || !ks.live {
+		return err
+	}
+	return to.load(kd, dst, now)
+}
+
 // Move is MOVE: it reports false when the key is missing or exists in to.
 func (d *DB) Move(key []byte, to *DB) (bool, error) {
-	if to == d {
+	if to.n == d.n {
 		return false, ErrSameObject
 	}
-	unlock := d.st.Lock(store.LockKey{DB: d.n, Key: key}, store.LockKey{DB: to.n, Key: key})
+	to = d.sameView(to)
+	unlock := d.lockAcross(store.LockKey{DB: d.n, Key: key}, store.LockKey{DB: to.n, Key: key})
 	defer unlock()
-	now := d.e.now()
-	ks := &keyState{}
-	err := d.load(ks, key, now)
-	if err != nil || !ks.live {
-		return false, err
-	}
-	kd := &keyState{}
-	if err := to.load(kd, key, now); err != nil || kd.live {
+	ks, kd := &keyState{}, &keyState{}
+	if err := d.loadSrcDst(ks, key, kd, to, key); err != nil || !ks.live || kd.live {
 		return false, err
 	}
 	return true, d.write(func(b *store.Batch) error { ks.moveTo(b, kd); return nil })
@@ -231,20 +232,15 @@ func (d *DB) Move(key []byte, to *DB) (bool, error) {
 // Copy is COPY: a deep copy of src to dst in db to, O(size). It reports
 // false when src is missing, or dst exists and exists is WriteNothing.
 func (d *DB) Copy(src []byte, to *DB, dst []byte, exists IfExists) (bool, error) {
-	if to == d && string(src) == string(dst) {
+	if to.n == d.n && string(src) == string(dst) {
 		return false, ErrSameObject
 	}
-	unlock := d.st.Lock(store.LockKey{DB: d.n, Key: src}, store.LockKey{DB: to.n, Key: dst})
+	to = d.sameView(to)
+	unlock := d.lockAcross(store.LockKey{DB: d.n, Key: src}, store.LockKey{DB: to.n, Key: dst})
 	defer unlock()
-	now := d.e.now()
-	ks := &keyState{}
-	err := d.load(ks, src, now)
-	if err != nil || !ks.live {
-		return false, err
-	}
-	kd := &keyState{}
-	err = to.load(kd, dst, now)
-	if err != nil || (kd.live && exists == WriteNothing) {
+	ks, kd := &keyState{}, &keyState{}
+	err := d.loadSrcDst(ks, src, kd, to, dst)
+	if err != nil || !ks.live || (kd.live && exists == WriteNothing) {
 		return false, err
 	}
 	err = d.write(func(b *store.Batch) error {
@@ -340,10 +336,20 @@ func (d *DB) ObjectEncoding(key []byte) (string, bool, error) {
 }
 
 // KeyCount is DBSIZE: exact and O(1).
-func (d *DB) KeyCount() int64 { return d.st.KeyCount(d.n) }
+func (d *DB) KeyCount() int64 {
+	if d.grp != nil {
+		return d.grp.KeyCount(d.n)
+	}
+	return d.st.KeyCount(d.n)
+}
 
 // ExpiresCount is the number of keys with an expiry (INFO keyspace), exact.
-func (d *DB) ExpiresCount() int64 { return d.st.ExpiresCount(d.n) }
+func (d *DB) ExpiresCount() int64 {
+	if d.grp != nil {
+		return d.grp.ExpiresCount(d.n)
+	}
+	return d.st.ExpiresCount(d.n)
+}
 
 // forEachKey iterates db's live keys from after (exclusive; nil = start),
 // calling fn with each key and its metadata. fn returns false to stop.
@@ -452,7 +458,7 @@ func (d *DB) RandomKey() ([]byte, bool, error) {
 // FlushDB is FLUSHDB: O(1), a range delete of the db's metadata. Sub-keys,
 // bookkeeping and expiry-index entries are reclaimed in the background.
 func (d *DB) FlushDB() error {
-	unlock := d.st.LockWorld()
+	unlock := d.lockWorld()
 	defer unlock()
 	return d.write(func(b *store.Batch) error {
 		d.flushInto(b)
@@ -470,15 +476,15 @@ func (d *DB) flushInto(b *store.Batch) {
 	b.ResetKeys(d.n)
 }
 
-// FlushAll is FLUSHALL.
-func (e *Engine) FlushAll() error {
-	unlock := e.st.LockWorld()
+// FlushAll is FLUSHALL: FLUSHDB of every database, in one batch.
+func (d *DB) FlushAll() error {
+	unlock := d.lockWorld()
 	defer unlock()
-	b := e.st.NewBatch()
-	defer b.Release()
-	for _, d := range e.dbs {
-		d.flushInto(b)
-	}
-	b.DeleteRange(store.CFExpire, []byte{}, []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff})
-	return e.st.Write(b)
+	return d.write(func(b *store.Batch) error {
+		for _, db := range d.e.dbs {
+			db.flushInto(b)
+		}
+		b.DeleteRange(store.CFExpire, []byte{}, []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff})
+		return nil
+	})
 }

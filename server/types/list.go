@@ -442,22 +442,30 @@ func (d *DB) LPos(key, elem []byte, rank, count, maxlen int64) ([]int64, error) 
 		from, to = ks.m.Size-n, ks.m.Size
 	}
 	var out []int64
-	pos := int64(from)
-	if reverse {
-		pos = int64(to) - 1
-	}
 	d, done := d.walkView(to-from, &unlock)
 	defer done()
-	err = d.rd.Iterate(store.CFSubkey, ks.lkey(from), ks.lkey(to), reverse, func(_, v []byte) bool {
-		if bytes.Equal(v, elem) {
-			if skip > 0 {
-				skip--
-			} else {
-				out = append(out, pos)
-				if count > 0 && int64(len(out)) == count {
-					return false
-				}
-			}
+	err = d.listFind(ks, from, to, reverse, elem, func(pos uint64) bool {
+		if skip > 0 {
+			skip--
+			return true
+		}
+		out = append(out, int64(pos))
+		return count <= 0 || int64(len(out)) < count
+	})
+	return out, err
+}
+
+// listFind calls fn with the position, counted from the head, of each
+// element of the live list ks in [from, to) equal to elem, scanning from
+// to's side when reverse, until fn returns false.
+func (d *DB) listFind(ks *keyState, from, to uint64, reverse bool, elem []byte, fn func(pos uint64) bool) error {
+	pos := from
+	if reverse {
+		pos = to - 1
+	}
+	return d.rd.Iterate(store.CFSubkey, ks.lkey(from), ks.lkey(to), reverse, func(_, v []byte) bool {
+		if bytes.Equal(v, elem) && !fn(pos) {
+			return false
 		}
 		if reverse {
 			pos--
@@ -466,7 +474,6 @@ func (d *DB) LPos(key, elem []byte, rank, count, maxlen int64) ([]int64, error) 
 		}
 		return true
 	})
-	return out, err
 }
 
 // InsertPlace is where LINSERT puts the new element, next to the pivot.
@@ -557,23 +564,9 @@ func (d *DB) LRem(key []byte, count int64, val []byte) (int64, error) {
 		}
 	}
 	var hits []uint64 // positions of the removed elements
-	pos := uint64(0)
-	if reverse {
-		pos = ks.m.Size - 1
-	}
-	err = d.rd.Iterate(store.CFSubkey, ks.lkey(0), ks.lkey(ks.m.Size), reverse, func(_, v []byte) bool {
-		if bytes.Equal(v, val) {
-			hits = append(hits, pos)
-			if limit > 0 && uint64(len(hits)) == limit {
-				return false
-			}
-		}
-		if reverse {
-			pos--
-		} else {
-			pos++
-		}
-		return true
+	err = d.listFind(ks, 0, ks.m.Size, reverse, val, func(pos uint64) bool {
+		hits = append(hits, pos)
+		return limit == 0 || uint64(len(hits)) < limit
 	})
 	if err != nil || len(hits) == 0 {
 		return 0, err

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/shaledb/shale/metadata"
 	"github.com/shaledb/shale/server/store"
 	"github.com/shaledb/shale/subkey"
 )
@@ -323,6 +324,24 @@ func checkRandCount(count int64) error {
 		return ErrRandCount
 	}
 	return nil
+}
+
+// randView starts SRANDMEMBER's, HRANDFIELD's and ZRANDMEMBER's count form,
+// under the key's lock that unlock (the caller's deferred one) releases: it
+// loads key, of type t, into ks, checks count, and returns the view the draw
+// reads (walkView) and the function to call when it is done. The view is
+// nil when there is nothing to draw: an error, a missing key or a count of
+// 0. A missing key or one of another type is answered before the count's
+// range, as Redis does.
+func (d *DB) randView(ks *keyState, key []byte, t metadata.Type, count int64, unlock *store.Unlock) (*DB, func(), error) {
+	if err := d.loadType(ks, key, t, d.e.now()); err != nil || !ks.live || count == 0 {
+		return nil, noUnlock, err
+	}
+	if err := checkRandCount(count); err != nil {
+		return nil, noUnlock, err
+	}
+	v, done := d.walkView(randWalk(count, ks.m.Size), unlock)
+	return v, done, nil
 }
 
 // newRand returns a generator for one command, seeded from the runtime's

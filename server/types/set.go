@@ -149,13 +149,10 @@ func (d *DB) SRandMember(key []byte, count int64) ([][]byte, error) {
 	unlock := d.lock(key)
 	defer func() { unlock() }()
 	ks := &keyState{}
-	if err := d.loadSet(ks, key); err != nil || !ks.live || count == 0 {
+	d, done, err := d.randView(ks, key, metadata.TypeSet, count, &unlock)
+	if d == nil {
 		return nil, err
 	}
-	if err := checkRandCount(count); err != nil {
-		return nil, err
-	}
-	d, done := d.walkView(randWalk(count, ks.m.Size), &unlock)
 	defer done()
 	switch {
 	case count < 0:
@@ -222,17 +219,7 @@ func (d *DB) SPop(key []byte, count int64) ([][]byte, error) {
 			ks.save(b)
 			return nil
 		}
-		exp := ks.m.ExpireMs
-		if err := ks.create(b, metadata.TypeSet); err != nil {
-			return err
-		}
-		ks.m.ExpireMs = exp
-		for _, m := range kept {
-			b.Put(store.CFSubkey, ks.skey(m), nil)
-		}
-		ks.m.Size = uint64(len(kept))
-		ks.save(b)
-		return nil
+		return ks.storeSet(b, kept, ks.m.ExpireMs)
 	})
 	d.checkSize(key)
 	return popped, err
@@ -244,14 +231,8 @@ func (d *DB) SPop(key []byte, count int64) ([][]byte, error) {
 func (d *DB) SMove(src, dst, member []byte) (bool, error) {
 	unlock := d.lock(src, dst)
 	defer unlock()
-	now := d.e.now()
-	ks := &keyState{}
-	err := d.load(ks, src, now)
-	if err != nil || !ks.live {
-		return false, err
-	}
-	kd := &keyState{}
-	if err := d.load(kd, dst, now); err != nil {
+	ks, kd := &keyState{}, &keyState{}
+	if err := d.loadSrcDst(ks, src, kd, d, dst); err != nil || !ks.live {
 		return false, err
 	}
 	if ks.m.Type != metadata.TypeSet || (kd.live && kd.m.Type != metadata.TypeSet) {
@@ -287,6 +268,21 @@ func (d *DB) SMove(src, dst, member []byte) (bool, error) {
 	d.checkSize(src)
 	d.checkSize(dst)
 	return err == nil, err
+}
+
+// storeSet makes ks, in b, a new set (a new uid) of members, which are
+// distinct, expiring at expireMs (0 = never), in place of what it held.
+func (ks *keyState) storeSet(b *store.Batch, members [][]byte, expireMs int64) error {
+	if err := ks.create(b, metadata.TypeSet); err != nil {
+		return err
+	}
+	ks.m.ExpireMs = expireMs
+	for _, m := range members {
+		b.Put(store.CFSubkey, ks.skey(m), nil)
+	}
+	ks.m.Size = uint64(len(members))
+	ks.save(b)
+	return nil
 }
 
 // loadSets loads keys as the sources of SINTER, SUNION and SDIFF: nil for a
@@ -537,15 +533,7 @@ func (d *DB) setOpStore(op setOpFunc, dst []byte, keys [][]byte) (int64, error) 
 		if len(result) == 0 {
 			return nil
 		}
-		if err := kd.create(b, metadata.TypeSet); err != nil {
-			return err
-		}
-		for _, m := range result {
-			b.Put(store.CFSubkey, kd.skey(m), nil)
-		}
-		kd.m.Size = uint64(len(result))
-		kd.save(b)
-		return nil
+		return kd.storeSet(b, result, 0)
 	})
 	d.checkSize(dst)
 	return int64(len(result)), err
@@ -597,20 +585,27 @@ func (d *DB) SInterCard(keys [][]byte, limit int64) (int64, error) {
 // SScan is SSCAN: about count members after cursor whose names match (nil =
 // all), and the next cursor (0 when done).
 func (d *DB) SScan(key []byte, cursor uint64, match []byte, count int) (uint64, [][]byte, error) {
-	unlock := d.lock(key)
-	defer func() { unlock() }()
-	ks := &keyState{}
-	if err := d.loadSet(ks, key); err != nil || !ks.live {
-		return 0, nil, err
-	}
-	d, done := d.walkView(min(uint64(max(count, 1)), ks.m.Size), &unlock)
-	defer done()
 	var out [][]byte
-	next, err := d.scanSub(ks.m.UID, cursor, match, count, func(m, _ []byte) error {
+	next, err := d.scanKey(key, metadata.TypeSet, cursor, match, count, func(m, _ []byte) error {
 		out = append(out, append([]byte{}, m...))
 		return nil
 	})
 	return next, out, err
+}
+
+// scanKey is HSCAN, SSCAN and ZSCAN: under key's lock, or on a snapshot
+// (walkView), it scans key, which must hold type t, with scanSub. A missing
+// key scans nothing and answers the cursor 0.
+func (d *DB) scanKey(key []byte, t metadata.Type, cursor uint64, match []byte, count int, emit func(sub, val []byte) error) (uint64, error) {
+	unlock := d.lock(key)
+	defer func() { unlock() }()
+	ks := &keyState{}
+	if err := d.loadType(ks, key, t, d.e.now()); err != nil || !ks.live {
+		return 0, err
+	}
+	d, done := d.walkView(min(uint64(max(count, 1)), ks.m.Size), &unlock)
+	defer done()
+	return d.scanSub(ks.m.UID, cursor, match, count, emit)
 }
 
 // scanSub is the body of HSCAN, SSCAN and ZSCAN over one composite key: it

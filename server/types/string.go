@@ -296,19 +296,9 @@ func (d *DB) SetRange(key []byte, offset int64, val []byte) (int64, error) {
 // IncrBy is INCR, DECR, INCRBY and DECRBY.
 func (d *DB) IncrBy(key []byte, delta int64) (int64, error) {
 	var n int64
-	_, err := d.modifyString(key, func(old []byte, exists bool) ([]byte, error) {
-		cur := int64(0)
-		if exists {
-			var ok bool
-			if cur, ok = ParseInt(old); !ok {
-				return nil, ErrNotInteger
-			}
-		}
-		var ok bool
-		if n, ok = addInt64(cur, delta); !ok {
-			return nil, ErrOverflow
-		}
-		return strconv.AppendInt(nil, n, 10), nil
+	_, err := d.modifyString(key, func(old []byte, exists bool) (val []byte, err error) {
+		val, n, err = incrInt64(old, exists, delta, ErrNotInteger)
+		return val, err
 	})
 	return n, err
 }
@@ -324,6 +314,24 @@ func (d *DB) IncrByFloat(key, incr []byte) ([]byte, error) {
 		}
 		return incrLongDouble(old, exists, f, ErrNotFloat)
 	})
+}
+
+// incrInt64 adds delta to the integer in old (0 when !exists) and returns
+// the sum and its text; notInteger is the error for an old value that is
+// not an integer, ErrOverflow the one for a sum beyond int64.
+func incrInt64(old []byte, exists bool, delta int64, notInteger error) ([]byte, int64, error) {
+	cur := int64(0)
+	if exists {
+		var ok bool
+		if cur, ok = ParseInt(old); !ok {
+			return nil, 0, notInteger
+		}
+	}
+	n, ok := addInt64(cur, delta)
+	if !ok {
+		return nil, 0, ErrOverflow
+	}
+	return strconv.AppendInt(nil, n, 10), n, nil
 }
 
 // incrLongDouble adds incr to the number in old (0 when !exists) in long

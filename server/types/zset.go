@@ -273,16 +273,8 @@ func (d *DB) zremove(b *store.Batch, ks *keyState, elems []ScoreMember) {
 // ZScan is ZSCAN: about count members after cursor whose names match (nil =
 // all), in member order, and the next cursor (0 when done).
 func (d *DB) ZScan(key []byte, cursor uint64, match []byte, count int) (uint64, []ScoreMember, error) {
-	unlock := d.lock(key)
-	defer func() { unlock() }()
-	ks := &keyState{}
-	if err := d.loadZSet(ks, key); err != nil || !ks.live {
-		return 0, nil, err
-	}
-	d, done := d.walkView(min(uint64(max(count, 1)), ks.m.Size), &unlock)
-	defer done()
 	var out []ScoreMember
-	next, err := d.scanSub(ks.m.UID, cursor, match, count, func(m, v []byte) error {
+	next, err := d.scanKey(key, metadata.TypeZSet, cursor, match, count, func(m, v []byte) error {
 		score, err := subkey.DecodeZSetValue(v)
 		if err != nil {
 			return fmt.Errorf("zset %q: %w", key, err)

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/shaledb/shale/metadata"
 	"github.com/shaledb/shale/server/store"
 )
 
@@ -71,14 +72,10 @@ func (d *DB) ZRandMember(key []byte, count int64) ([]ScoreMember, error) {
 	unlock := d.lock(key)
 	defer func() { unlock() }()
 	ks := &keyState{}
-	err := d.loadZSet(ks, key)
-	if err != nil || !ks.live || count == 0 {
+	d, done, err := d.randView(ks, key, metadata.TypeZSet, count, &unlock)
+	if d == nil {
 		return nil, err
 	}
-	if err := checkRandCount(count); err != nil {
-		return nil, err
-	}
-	d, done := d.walkView(randWalk(count, ks.m.Size), &unlock)
 	defer done()
 	n := int64(ks.m.Size)
 	if count >= n {

@@ -269,8 +269,14 @@ func (d *DB) ZRange(key []byte, sp ZRangeSpec) ([]ScoreMember, error) {
 	}
 	d, done := d.walkView(ks.m.Size, &unlock)
 	defer done()
+	return d.zcollect(ks, sp)
+}
+
+// zcollect returns the elements of the live zset ks that sp selects, in
+// reply order, copied out of the walk.
+func (d *DB) zcollect(ks *keyState, sp ZRangeSpec) ([]ScoreMember, error) {
 	var out []ScoreMember
-	err = d.zwalk(ks, sp, func(m []byte, s float64) bool {
+	err := d.zwalk(ks, sp, func(m []byte, s float64) bool {
 		out = append(out, ScoreMember{append([]byte{}, m...), s})
 		return true
 	})
@@ -290,11 +296,7 @@ func (d *DB) ZRangeStore(dst, src []byte, sp ZRangeSpec) (int64, error) {
 	}
 	var elems []ScoreMember
 	if ks.live {
-		err = d.zwalk(ks, sp, func(m []byte, s float64) bool {
-			elems = append(elems, ScoreMember{append([]byte{}, m...), s})
-			return true
-		})
-		if err != nil {
+		if elems, err = d.zcollect(ks, sp); err != nil {
 			return 0, err
 		}
 	}
@@ -338,11 +340,7 @@ func (d *DB) ZRemRange(key []byte, sp ZRangeSpec) (int64, error) {
 	if err != nil || !ks.live {
 		return 0, err
 	}
-	var elems []ScoreMember
-	err = d.zwalk(ks, sp, func(m []byte, s float64) bool {
-		elems = append(elems, ScoreMember{append([]byte{}, m...), s})
-		return true
-	})
+	elems, err := d.zcollect(ks, sp)
 	if err != nil || len(elems) == 0 {
 		return 0, err
 	}
