@@ -53,6 +53,10 @@ type Server struct {
 	// SlowlogMaxLen is the number of entries the slow log keeps; older ones
 	// are dropped. Default 128; at least 0.
 	SlowlogMaxLen int `toml:"slowlog_max_len"`
+	// NotifyKeyspaceEvents is Redis's notify-keyspace-events: the classes
+	// of keyspace notifications published, as letters of
+	// KeyspaceEventClasses. Default "" (none).
+	NotifyKeyspaceEvents string `toml:"notify_keyspace_events"`
 	// ProtoMaxBulkLen is the largest bulk string a client may send, and the
 	// largest a string value may grow to (APPEND, SETRANGE), as Redis's
 	// proto-max-bulk-len. Default 512 MiB; at least 1 MiB.
@@ -72,6 +76,23 @@ type Server struct {
 	// client-output-buffer-limit for normal clients. Default 1 GiB; 0 means
 	// no limit, and any other value is at least 16 KiB.
 	ClientOutputBufferLimit ByteSize `toml:"client_output_buffer_limit"`
+	// PubsubOutputBufferLimit is the most unsent bytes (messages and
+	// replies) a client in subscribed mode may leave unread: one that
+	// passes it is disconnected at once, as with the hard limit of Redis's
+	// client-output-buffer-limit pubsub class, so that a subscriber that
+	// does not read never holds up a publisher or grows the server's
+	// memory. Default 32 MiB (Redis's); 0 means no limit, and any other
+	// value is at least 16 KiB.
+	PubsubOutputBufferLimit ByteSize `toml:"pubsub_output_buffer_limit"`
+	// PubsubOutputBufferSoftLimit is the pubsub class's soft limit: a
+	// subscriber that stays above it for longer than
+	// PubsubOutputBufferSoftTime is disconnected. Default 8 MiB (Redis's);
+	// 0 means no soft limit, and any other value is at least 16 KiB.
+	PubsubOutputBufferSoftLimit ByteSize `toml:"pubsub_output_buffer_soft_limit"`
+	// PubsubOutputBufferSoftTime is how long a subscriber may stay above
+	// PubsubOutputBufferSoftLimit. Default "60s" (Redis's); whole seconds
+	// in CONFIG GET client-output-buffer-limit; must not be negative.
+	PubsubOutputBufferSoftTime Duration `toml:"pubsub_output_buffer_soft_time"`
 }
 
 // Storage is the [storage] section: where the data lives and how durable
@@ -364,6 +385,10 @@ func Default() Config {
 			ProtoMaxMultibulkLen:    1<<31 - 1,
 			ClientQueryBufferLimit:  GiB,
 			ClientOutputBufferLimit: GiB,
+
+			PubsubOutputBufferLimit:     32 * MiB,
+			PubsubOutputBufferSoftLimit: 8 * MiB,
+			PubsubOutputBufferSoftTime:  Duration{60 * time.Second},
 		},
 		Storage: Storage{
 			Dir:                "./data",
@@ -416,3 +441,7 @@ func Default() Config {
 func (c Config) Addr() string {
 	return net.JoinHostPort(c.Server.Bind, strconv.Itoa(c.Server.Port))
 }
+
+// KeyspaceEventClasses are the letters notify_keyspace_events may hold, in
+// the order of Redis's error message for any other.
+const KeyspaceEventClasses = "Ag$lshzxeKEtmdn"

@@ -64,17 +64,18 @@ func (c *Config) Validate() error {
 	v.nonNegativeDuration("server.timeout", s.Timeout)
 	v.nonNegativeDuration("server.tcp_keepalive", s.TCPKeepalive)
 	v.intMin("server.slowlog_max_len", s.SlowlogMaxLen, 0)
+	if strings.Trim(s.NotifyKeyspaceEvents, KeyspaceEventClasses) != "" {
+		v.add("server.notify_keyspace_events", "has a letter that is not one of "+KeyspaceEventClasses)
+	}
 	v.sizeMin("server.proto_max_bulk_len", s.ProtoMaxBulkLen, MiB)
 	if s.ProtoMaxMultibulkLen < 1 {
 		v.add("server.proto_max_multibulk_len", fmt.Sprintf("%d is below the minimum 1", s.ProtoMaxMultibulkLen))
 	}
 	v.sizeMin("server.client_query_buffer_limit", s.ClientQueryBufferLimit, MiB)
-	// Below Redis's 16 KiB reply buffer, which Redis never counts against
-	// the limit, even +OK would cut a client off: CONFIG SET of such a
-	// limit could not be answered.
-	if n := s.ClientOutputBufferLimit; n != 0 && n < minOutputBufferLimit {
-		v.add("server.client_output_buffer_limit", fmt.Sprintf("%d must be 0 (no limit) or at least %d", int64(n), int64(minOutputBufferLimit)))
-	}
+	v.outputLimit("server.client_output_buffer_limit", s.ClientOutputBufferLimit)
+	v.outputLimit("server.pubsub_output_buffer_limit", s.PubsubOutputBufferLimit)
+	v.outputLimit("server.pubsub_output_buffer_soft_limit", s.PubsubOutputBufferSoftLimit)
+	v.nonNegativeDuration("server.pubsub_output_buffer_soft_time", s.PubsubOutputBufferSoftTime)
 
 	if c.Storage.Dir == "" {
 		v.add("storage.dir", "must not be empty")
@@ -169,8 +170,9 @@ var (
 // maxLevels is the number of levels RocksDB uses by default (L0..L6).
 const maxLevels = 7
 
-// minOutputBufferLimit is the smallest server.client_output_buffer_limit
-// but 0: Redis's reply buffer, 16 KiB.
+// minOutputBufferLimit is the smallest output buffer limit but 0 (each of
+// server.client_output_buffer_limit and the pubsub class's): Redis's reply
+// buffer, 16 KiB.
 const minOutputBufferLimit = 16 * KiB
 
 // minReclaimPerSecond is the smallest compaction.reclaim_max_per_second:
@@ -207,6 +209,15 @@ func (v *validator) sizeMin(key string, n, lo ByteSize) {
 func (v *validator) writeBuffer(key string, n ByteSize) {
 	if n < 64*KiB || n > 64*GiB {
 		v.add(key, fmt.Sprintf("%s is out of range 64KiB..64GiB", n))
+	}
+}
+
+// outputLimit checks an output buffer limit. Below Redis's 16 KiB reply
+// buffer, which Redis never counts against the limit, even +OK would cut a
+// client off: CONFIG SET of such a limit could not be answered.
+func (v *validator) outputLimit(key string, n ByteSize) {
+	if n != 0 && n < minOutputBufferLimit {
+		v.add(key, fmt.Sprintf("%d must be 0 (no limit) or at least %d", int64(n), int64(minOutputBufferLimit)))
 	}
 }
 

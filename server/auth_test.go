@@ -47,8 +47,11 @@ func TestAuthRequiredForEveryCommand(t *testing.T) {
 			calls = append(calls, append([]any{cmd.Name}, a...))
 		}
 		want := errNoAuth
-		if cmd.Name == "debug" {
+		switch cmd.Name {
+		case "debug":
 			want = errDebugDisabled // as in Redis, checked before authentication
+		case "exec":
+			want = "EXECABORT Transaction discarded because of: " + errNoAuth // as in Redis
 		}
 		for _, call := range calls {
 			err := anon.Do(ctx, call...).Err()
@@ -57,8 +60,8 @@ func TestAuthRequiredForEveryCommand(t *testing.T) {
 			}
 		}
 	}
-	if want := map[string]bool{"auth": true, "hello": true, "quit": true}; len(noAuth) != len(want) ||
-		!noAuth["auth"] || !noAuth["hello"] || !noAuth["quit"] {
+	if want := map[string]bool{"auth": true, "hello": true, "quit": true, "reset": true}; len(noAuth) != len(want) ||
+		!noAuth["auth"] || !noAuth["hello"] || !noAuth["quit"] || !noAuth["reset"] {
 		t.Errorf("commands allowed before AUTH: %v, want %v", noAuth, want)
 	}
 	runScript(t, anon, []step{

@@ -25,6 +25,7 @@ type Client struct {
 	noEvict    atomic.Bool   // CLIENT NO-EVICT ON
 	replyMode  atomic.Int32  // a replyMode: CLIENT REPLY
 	out        *replyCounter // what handlers write to; nil when conn is not a guardConn
+	subs       subscriptions // its channels, patterns and shard channels (pubsub.go)
 	// ctx is the running command's context, reused by each command of the
 	// connection's goroutine instead of allocated: nothing keeps a Ctx
 	// after its command returns.
@@ -40,9 +41,11 @@ type Client struct {
 	skipSetNow   bool          // this command is CLIENT REPLY SKIP
 	pipe         pipelineGroup // pipelined commands sharing one write (pipeline.go)
 	txn          txnState      // MULTI's queue and WATCH's keys (multi.go)
-	// writes counts the client's writes that changed something (its
-	// database views count them: types.DB.CountingWrites).
-	writes uint64
+	// log is what the client's writes did (its database views keep it:
+	// types.DB.Logging); events are the keyspace events of its writes that
+	// wait for their group's or transaction's commit (notify.go).
+	log    types.WriteLog
+	events []keyEvent
 
 	mu      sync.Mutex
 	name    string
@@ -69,7 +72,7 @@ func (c *Client) currentDB() *types.DB {
 
 // setDB selects db, through a view that counts the client's writes.
 func (c *Client) setDB(db *types.DB) {
-	db = db.CountingWrites(&c.writes)
+	db = db.Logging(&c.log)
 	c.mu.Lock()
 	c.db = db
 	c.mu.Unlock()

@@ -72,18 +72,20 @@ func cmdClientInfo(c *Ctx, _ [][]byte) error {
 	return nil
 }
 
-// CLIENT LIST [TYPE NORMAL|MASTER|REPLICA|PUBSUB] [ID client-id ...]. Every
-// Shale client is a normal one. TYPE and ID cannot be combined, as in
-// Redis 7.0.
+// CLIENT LIST [TYPE NORMAL|MASTER|REPLICA|PUBSUB] [ID client-id ...]. A
+// Shale client is a normal one or, in subscribed mode, a pubsub one
+// (clientType). TYPE and ID cannot be combined, as in Redis 7.0.
 func cmdClientList(c *Ctx, args [][]byte) error {
 	var ids map[int64]bool // a set: CLIENT LIST ID may name a million ids
 	onlyNone := false
+	typ := "" // any
 	switch {
 	case len(args) == 2:
 	case len(args) == 4 && is(args[2], "TYPE"):
-		switch lower(args[3]) {
-		case "normal":
-		case "master", "replica", "slave", "pubsub":
+		switch t := lower(args[3]); t {
+		case "normal", "pubsub":
+			typ = t
+		case "master", "replica", "slave":
 			onlyNone = true
 		default:
 			return errUnknownClientType(args[3])
@@ -104,7 +106,7 @@ func cmdClientList(c *Ctx, args [][]byte) error {
 	if !onlyNone {
 		now := time.Now()
 		for _, cl := range c.Srv.clientList() {
-			if ids == nil || ids[cl.ID] {
+			if (ids == nil || ids[cl.ID]) && (typ == "" || cl.clientType() == typ) {
 				b.WriteString(cl.infoLine(now))
 			}
 		}
@@ -206,7 +208,13 @@ func (cl *Client) infoLine(now time.Time) string {
 	b = append(b, cl.clientFlags()...)
 	b = append(b, " db="...)
 	b = strconv.AppendInt(b, int64(db), 10)
-	b = append(b, " sub=0 psub=0 ssub=0 multi="...)
+	b = append(b, " sub="...)
+	b = strconv.AppendInt(b, int64(cl.subs.counts[channelSub].Load()), 10)
+	b = append(b, " psub="...)
+	b = strconv.AppendInt(b, int64(cl.subs.counts[patternSub].Load()), 10)
+	b = append(b, " ssub="...)
+	b = strconv.AppendInt(b, int64(cl.subs.counts[shardSub].Load()), 10)
+	b = append(b, " multi="...)
 	b = strconv.AppendInt(b, int64(cl.txn.queuedCount.Load()), 10)
 	b = append(b, " qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd="...)
 	if lastCmd == "" {
@@ -224,9 +232,22 @@ func (cl *Client) infoLine(now time.Time) string {
 	return string(b)
 }
 
+// clientType is the client's class, as CLIENT LIST TYPE and CLIENT KILL
+// TYPE name it: "pubsub" in subscribed mode, else "normal" (a MONITOR
+// client too, as in Redis).
+func (cl *Client) clientType() string {
+	if cl.subscribed() {
+		return "pubsub"
+	}
+	return "normal"
+}
+
 // clientFlags is the flags field of a CLIENT LIST line.
 func (cl *Client) clientFlags() string {
 	var f strings.Builder
+	if cl.subscribed() {
+		f.WriteByte('P')
+	}
 	multi := cl.txn.queuedCount.Load() >= 0
 	if multi {
 		f.WriteByte('x')
@@ -276,7 +297,7 @@ func connFD(cl *Client) int {
 type killFilter struct {
 	id          int64 // 0 = any
 	addr, laddr string
-	typ         string // "" = any; "normal" matches every Shale client
+	typ         string // "" = any; else "normal" or "pubsub" (clientType)
 	skipMe      bool
 }
 
@@ -310,9 +331,9 @@ func cmdClientKill(c *Ctx, args [][]byte) error {
 			f.id = id
 		case is(args[i], "TYPE"):
 			switch t := lower(v); t {
-			case "normal":
+			case "normal", "pubsub":
 				f.typ = t
-			case "master", "replica", "slave", "pubsub":
+			case "master", "replica", "slave":
 				noMatch = true
 			default:
 				return errUnknownClientType(v)
@@ -342,7 +363,8 @@ func cmdClientKill(c *Ctx, args [][]byte) error {
 	if !noMatch {
 		for _, cl := range c.Srv.clientList() {
 			if (f.id != 0 && cl.ID != f.id) || (f.addr != "" && cl.addr != f.addr) ||
-				(f.laddr != "" && cl.laddr != f.laddr) || (f.skipMe && cl == c.Client) {
+				(f.laddr != "" && cl.laddr != f.laddr) || (f.typ != "" && cl.clientType() != f.typ) ||
+				(f.skipMe && cl == c.Client) {
 				continue
 			}
 			c.Srv.kill(c, cl)

@@ -11,6 +11,10 @@ import (
 
 // PING [message]; the row's Shape allows at most the message.
 func cmdPing(c *Ctx, args [][]byte) error {
+	if c.Client.subscribed() {
+		replySubscribedPing(c, args)
+		return nil
+	}
 	if len(args) == 1 {
 		c.Reply().Status("PONG")
 		return nil

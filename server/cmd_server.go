@@ -244,6 +244,9 @@ func cmdMonitor(c *Ctx, _ [][]byte) error {
 		return errMonitorInExec
 	}
 	c.Reply().OK()
+	if c.Srv.monitors.rejoin(c.Client) { // RESET left MONITOR: its connection is detached already
+		return nil
+	}
 	m := &monitor{s: c.Srv, cl: c.Client, wake: make(chan struct{}, 1), stop: make(chan struct{})}
 	c.Client.setMonitor(true)
 	m.conn = c.Conn.Detach()

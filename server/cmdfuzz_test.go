@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -217,6 +218,7 @@ type cmdFuzzer struct {
 	id    int64 // the connection's client id
 	nonce []byte
 	ran   int      // argument lists run
+	txns  int      // transactions run (MULTI ... EXEC or DISCARD)
 	last  [][]byte // the last one, for a failure that shows later
 }
 
@@ -245,6 +247,19 @@ func (f *cmdFuzzer) reset(t testing.TB) {
 	db, _ := f.s.eng.DB(0)
 	if err := db.FlushAll(); err != nil {
 		t.Fatal(err)
+	}
+	// The checkpoints of fuzzed SAVEs and BGSAVEs go too: a long `make
+	// fuzz` piled up tens of GB of them.
+	f.s.backup.wg.Wait()
+	dir := f.orig.Storage.BackupDir
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			t.Fatal(err)
+		}
 	}
 	f.reconnect(t)
 	for _, c := range fuzzSeed {
@@ -345,6 +360,11 @@ func (f *cmdFuzzer) exec(args [][]byte) string {
 		// The connection may end or change its nature after the reply.
 		f.drop()
 		return ""
+	case "subscribe", "psubscribe", "ssubscribe", "unsubscribe", "punsubscribe", "sunsubscribe":
+		// One reply per channel, as in Redis, and then subscribed mode,
+		// which refuses ECHO: the first reply is checked.
+		f.drop()
+		return ""
 	}
 	if first.kind == '$' && first.str == string(f.nonce) {
 		return "wrote no reply"
@@ -360,6 +380,106 @@ func (f *cmdFuzzer) exec(args [][]byte) string {
 		return fmt.Sprintf("%d bytes follow the replies", n)
 	}
 	return ""
+}
+
+// runCmd runs one argument list for fc. A MULTI runs a transaction of
+// fuzzed commands instead (transaction): after MULTI, exec's check (one
+// reply, then ECHO's) no longer holds, since every command answers QUEUED.
+func (f *cmdFuzzer) runCmd(t testing.TB, ch chooser, fc *fuzzCmd) {
+	t.Helper()
+	args := genArgs(ch, fc)
+	if fc.name == "multi" && len(args) == 1 {
+		f.transaction(t, ch)
+		return
+	}
+	f.run(t, args)
+}
+
+// fuzzNotQueued are the commands a fuzzed transaction does not queue: they
+// end it (EXEC, DISCARD, RESET, QUIT), or, once EXEC runs them, change the
+// connection so that it no longer answers one reply per command.
+var fuzzNotQueued = []string{"exec", "discard", "reset", "quit", "multi", "monitor", "client|kill", "client|reply",
+	"subscribe", "psubscribe", "ssubscribe", "unsubscribe", "punsubscribe", "sunsubscribe"}
+
+// transaction sends MULTI, then one to four fuzzed commands, each of which
+// must answer QUEUED or an error, then EXEC or, one time in five, DISCARD.
+// EXEC must answer an array of one well-formed reply per queued command, a
+// null array (a key watched by an earlier WATCH changed), or EXECABORT
+// when a command was refused; no reply in it may be ERR internal error.
+// Then the connection must answer one reply per command again.
+func (f *cmdFuzzer) transaction(t testing.TB, ch chooser) {
+	t.Helper()
+	f.ran++
+	f.txns++
+	var sent []string
+	send := func(args [][]byte) respValue {
+		t.Helper()
+		f.last = args
+		sent = append(sent, quoteArgs(args))
+		f.nc.SetWriteDeadline(time.Now().Add(fuzzHang))
+		if _, err := f.nc.Write([]byte(multibulk(args...))); err != nil {
+			t.Fatalf("transaction %s: write: %v", strings.Join(sent, "; "), err)
+		}
+		v, problem := f.reply()
+		if problem == "" && hasInternalError(v) {
+			problem = "replied ERR internal error"
+		}
+		if problem != "" {
+			t.Fatalf("transaction %s: %s%s", strings.Join(sent, "; "), problem, f.logs.last())
+		}
+		return v
+	}
+	if v := send(bytesArgs("MULTI")); v.kind != '+' || v.str != "OK" {
+		t.Fatalf("MULTI answered %c%.80q", v.kind, v.str)
+	}
+	queued, refused := 0, false
+	for range 1 + ch.intn(4) {
+		fc := &f.cmds[ch.intn(len(f.cmds))]
+		if slices.Contains(fuzzNotQueued, fc.name) {
+			continue
+		}
+		switch v := send(genArgs(ch, fc)); {
+		case v.kind == '+' && v.str == "QUEUED":
+			queued++
+		case v.kind == '-':
+			// A refused command aborts the transaction, save a WATCH
+			// that ran at once and failed.
+			refused = refused || v.str != string(errWatchInMulti)
+		default:
+			t.Fatalf("transaction %s: answered %c%.80q, want QUEUED or an error", strings.Join(sent, "; "), v.kind, v.str)
+		}
+	}
+	if ch.intn(5) == 0 {
+		if v := send(bytesArgs("DISCARD")); v.kind != '+' || v.str != "OK" {
+			t.Fatalf("transaction %s: answered %c%.80q, want OK", strings.Join(sent, "; "), v.kind, v.str)
+		}
+	} else {
+		v := send(bytesArgs("EXEC"))
+		switch {
+		case refused && v.kind == '-' && strings.HasPrefix(v.str, "EXECABORT "):
+		case !refused && v.kind == '*' && (len(v.elems) == queued || v.str == "-1"):
+		case !refused && v.kind == '_':
+		default:
+			t.Fatalf("transaction %s: answered %c%.80q with %d replies; %d commands were queued, refused: %v",
+				strings.Join(sent, "; "), v.kind, v.str, len(v.elems), queued, refused)
+		}
+	}
+	// The commands EXEC ran may have changed the configuration or paused
+	// clients, as on their own in exec.
+	f.restoreConfig()
+	f.s.pause.unpause()
+	if problem := f.exec(bytesArgs("PING")); problem != "" {
+		t.Fatalf("PING after the transaction %s: %s%s", strings.Join(sent, "; "), problem, f.logs.last())
+	}
+}
+
+// hasInternalError reports whether v, or a reply inside it, is ERR
+// internal error.
+func hasInternalError(v respValue) bool {
+	if v.kind == '-' && v.str == string(errInternal) {
+		return true
+	}
+	return slices.ContainsFunc(v.elems, hasInternalError)
 }
 
 func (f *cmdFuzzer) drop() {
@@ -576,12 +696,12 @@ func TestCommandFuzz(t *testing.T) {
 		f.reset(t)
 		for _, i := range ch.r.Perm(len(f.cmds)) {
 			for range 1 + ch.intn(3) {
-				f.run(t, genArgs(ch, &f.cmds[i]))
+				f.runCmd(t, ch, &f.cmds[i])
 			}
 		}
 		f.checkKeys(t)
 	}
-	t.Logf("%d commands and subcommands, %d argument lists", len(f.cmds), f.ran)
+	t.Logf("%d commands and subcommands, %d argument lists, %d transactions", len(f.cmds), f.ran, f.txns)
 }
 
 // fuzzFound are argument lists that once broke a rule of the fuzzer,
@@ -623,7 +743,7 @@ func FuzzCommands(f *testing.F) {
 		ch := &byteChooser{data}
 		fz.reset(t)
 		for range 1 + ch.intn(4) {
-			fz.run(t, genArgs(ch, &fz.cmds[ch.intn(len(fz.cmds))]))
+			fz.runCmd(t, ch, &fz.cmds[ch.intn(len(fz.cmds))])
 		}
 		fz.checkKeys(t)
 	})

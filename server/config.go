@@ -366,12 +366,17 @@ var configParams = slices.Concat(
 		field("enable-debug-command", "server.enable_debug_command", boolValue, func(c *conf.Config) *bool { return &c.Server.EnableDebugCommand }, restart),
 		field("slowlog-log-slower-than", "server.slowlog_log_slower_than", redisInt[int64](-1, math.MaxInt64), func(c *conf.Config) *int64 { return &c.Server.SlowlogLogSlowerThan }, live),
 		field("slowlog-max-len", "server.slowlog_max_len", redisInt[int](0, math.MaxInt64), func(c *conf.Config) *int { return &c.Server.SlowlogMaxLen }, live),
+		field("notify-keyspace-events", "server.notify_keyspace_events", notifyEventsValue, func(c *conf.Config) *string { return &c.Server.NotifyKeyspaceEvents }, live),
 		field("proto-max-bulk-len", "server.proto_max_bulk_len", redisMemory(int64(conf.MiB)), func(c *conf.Config) *conf.ByteSize { return &c.Server.ProtoMaxBulkLen }, live),
 		// At least 4 at runtime: a CONFIG SET of one parameter has 4
 		// arguments, and a lower limit could never be set back.
 		field("server.proto_max_multibulk_len", "server.proto_max_multibulk_len", redisInt[int64](4, math.MaxInt64), func(c *conf.Config) *int64 { return &c.Server.ProtoMaxMultibulkLen }, live),
 		field("client-query-buffer-limit", "server.client_query_buffer_limit", redisMemory(int64(conf.MiB)), func(c *conf.Config) *conf.ByteSize { return &c.Server.ClientQueryBufferLimit }, live),
 		field("server.client_output_buffer_limit", "server.client_output_buffer_limit", sizeValue, func(c *conf.Config) *conf.ByteSize { return &c.Server.ClientOutputBufferLimit }, live),
+		field("server.pubsub_output_buffer_limit", "server.pubsub_output_buffer_limit", sizeValue, func(c *conf.Config) *conf.ByteSize { return &c.Server.PubsubOutputBufferLimit }, live),
+		field("server.pubsub_output_buffer_soft_limit", "server.pubsub_output_buffer_soft_limit", sizeValue, func(c *conf.Config) *conf.ByteSize { return &c.Server.PubsubOutputBufferSoftLimit }, live),
+		field("server.pubsub_output_buffer_soft_time", "server.pubsub_output_buffer_soft_time", durationValue, func(c *conf.Config) *conf.Duration { return &c.Server.PubsubOutputBufferSoftTime }, live),
+		{name: "client-output-buffer-limit", get: formatOutputLimits, set: parseOutputLimits},
 
 		field("dir", "storage.dir", stringValue, func(c *conf.Config) *string { return &c.Storage.Dir }, restart),
 		field("storage.sync_writes", "storage.sync_writes", boolValue, func(c *conf.Config) *bool { return &c.Storage.SyncWrites }, restart),
@@ -418,6 +423,74 @@ var configParams = slices.Concat(
 	},
 )
 
+// Redis's client-output-buffer-limit is one value for three client classes,
+// "<class> <hard> <soft> <soft_seconds>" each: the normal class's hard limit
+// is server.client_output_buffer_limit (Shale gives normal clients no soft
+// limit), the pubsub class's three are server.pubsub_output_buffer_*, and
+// the replica class, which Shale has no use for, keeps Redis's defaults.
+// SET takes any of the classes, in Redis's syntax (memory units such as
+// 32mb), and refuses the whole value when one part is wrong.
+
+// replicaOutputLimits is the replica class's part of the value, fixed.
+const replicaOutputLimits = "268435456 67108864 60"
+
+func formatOutputLimits(c *conf.Config) string {
+	s := &c.Server
+	return fmt.Sprintf("normal %d 0 0 slave %s pubsub %d %d %d", int64(s.ClientOutputBufferLimit), replicaOutputLimits,
+		int64(s.PubsubOutputBufferLimit), int64(s.PubsubOutputBufferSoftLimit), int64(s.PubsubOutputBufferSoftTime.Duration/time.Second))
+}
+
+// Redis's texts for a client-output-buffer-limit it cannot read.
+var (
+	errOutputLimitsArgs   = errors.New("Wrong number of arguments in buffer limit configuration.")
+	errOutputLimitsClass  = errors.New("Invalid client class specified in buffer limit configuration.")
+	errOutputLimitsValues = errors.New("Error in hard, soft or soft_seconds setting in buffer limit configuration.")
+)
+
+func parseOutputLimits(c *conf.Config, v string) error {
+	f := strings.Fields(v)
+	if len(f)%4 != 0 {
+		return errOutputLimitsArgs
+	}
+	next := c.Server
+	for i := 0; i < len(f); i += 4 {
+		class := strings.ToLower(f[i])
+		if class != "normal" && class != "slave" && class != "replica" && class != "pubsub" {
+			return errOutputLimitsClass
+		}
+		hard, okHard, overHard := memtoull(f[i+1])
+		soft, okSoft, overSoft := memtoull(f[i+2])
+		secs, ok := types.ParseInt([]byte(f[i+3]))
+		// Redis reads the seconds with strtoll, which takes "+5" and
+		// "05" too; ParseInt does not, nor more seconds than a Duration
+		// holds.
+		if !ok {
+			n, err := strconv.ParseInt(f[i+3], 10, 64)
+			secs, ok = n, err == nil
+		}
+		if !okHard || overHard || !okSoft || overSoft || !ok || secs < 0 || secs > math.MaxInt64/int64(time.Second) {
+			return errOutputLimitsValues
+		}
+		switch class {
+		case "normal":
+			if soft != 0 || secs != 0 {
+				return errors.New("the normal class has a hard limit only in Shale: give it as \"normal <hard> 0 0\"")
+			}
+			next.ClientOutputBufferLimit = conf.ByteSize(hard)
+		case "slave", "replica":
+			if hard != 268435456 || soft != 67108864 || secs != 60 {
+				return errors.New("Shale has no replicas: the replica class stays \"" + replicaOutputLimits + "\"")
+			}
+		case "pubsub":
+			next.PubsubOutputBufferLimit = conf.ByteSize(hard)
+			next.PubsubOutputBufferSoftLimit = conf.ByteSize(soft)
+			next.PubsubOutputBufferSoftTime = conf.Duration{Duration: time.Duration(secs) * time.Second}
+		}
+	}
+	c.Server = next
+	return nil
+}
+
 // lookupConfig finds a parameter by name, ignoring case.
 func lookupConfig(name string) *configParam {
 	for i := range configParams {
@@ -458,6 +531,7 @@ func (s *Server) applyConfig(old, next *conf.Config) {
 	if next.Server.SlowlogMaxLen != old.Server.SlowlogMaxLen {
 		s.slowlog.setMaxLen(next.Server.SlowlogMaxLen)
 	}
+	s.setNotify(next.Server.NotifyKeyspaceEvents)
 	if next.Log.Level != old.Log.Level {
 		// The only way to change the level of the logger passed in: a
 		// process-wide threshold (cmd/shale-server sets it at start-up too).

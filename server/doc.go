@@ -13,10 +13,14 @@
 //     both, from the row (arity, Shape, the subcommand it resolves) and from
 //     the returned error.
 //   - A handler either writes exactly one reply and returns nil, or writes
-//     nothing and returns an error.
+//     nothing and returns an error. (P|S)SUBSCRIBE and (P|S)UNSUBSCRIBE
+//     are the exception Redis makes: one reply per channel.
 //   - Replies go through Reply (reply.go), which names their shape (Map,
 //     Set, Double, ...) and encodes it for the client's protocol; nothing
 //     else writes to the connection, save MONITOR's pre-encoded lines.
+//     Pub/sub messages are encoded through Reply too, once per message,
+//     and a publisher hands the bytes to each subscriber's connection
+//     (pubsub.go), whole frames between whole replies.
 //
 // RocksDB stays behind server/store: outside its tests, this package names
 // no RocksDB option or property; it reads the store's figures as typed

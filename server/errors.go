@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/shaledb/shale/conf"
 	"github.com/shaledb/shale/server/store"
 	"github.com/shaledb/shale/server/types"
 )
@@ -199,6 +200,13 @@ func errNoInputKeys(cmd string) replyError {
 	return replyError("ERR at least 1 input key is needed for '" + cmd + "' command")
 }
 
+// errSubscribedMode is Redis 7.0's refusal of a command, named as CLIENT
+// LIST names it ("client|list"), from a RESP2 client in subscribed mode
+// (pubsub.go).
+func errSubscribedMode(name string) replyError {
+	return replyError("ERR Can't execute '" + name + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")
+}
+
 // Transactions' errors (multi.go).
 const (
 	errMultiNested         replyError = "ERR MULTI calls can not be nested"
@@ -211,6 +219,10 @@ const (
 	// a client that may not block.
 	errMonitorInExec replyError = "ERR MONITOR isn't allowed for DENY BLOCKING client"
 )
+
+// errNotifyClass is CONFIG SET notify-keyspace-events' refusal of a letter
+// it does not know.
+var errNotifyClass = errors.New("Invalid event class character. Use '" + conf.KeyspaceEventClasses + "'.")
 
 // The server commands' errors: SHUTDOWN, DEBUG, BGSAVE, MONITOR, SLOWLOG
 // and CONFIG.

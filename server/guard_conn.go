@@ -23,8 +23,9 @@ import (
 // as a whole when CONFIG SET changes one; a command being read keeps the
 // limits it started with.
 type connLimits struct {
-	resp.Limits        // proto_max_bulk_len, proto_max_multibulk_len, client_query_buffer_limit
-	outputBuffer int64 // client_output_buffer_limit: unsent reply bytes; 0 = no limit
+	resp.Limits              // proto_max_bulk_len, proto_max_multibulk_len, client_query_buffer_limit
+	outputBuffer int64       // client_output_buffer_limit: unsent reply bytes; 0 = no limit
+	pubsub       classLimits // the pubsub class's, for clients in subscribed mode (output.go)
 }
 
 func limitsOf(s conf.Server) *connLimits {
@@ -35,6 +36,11 @@ func limitsOf(s conf.Server) *connLimits {
 			QueryBuffer:  int64(s.ClientQueryBufferLimit),
 		},
 		outputBuffer: int64(s.ClientOutputBufferLimit),
+		pubsub: classLimits{
+			hard:     int64(s.PubsubOutputBufferLimit),
+			soft:     int64(s.PubsubOutputBufferSoftLimit),
+			softTime: s.PubsubOutputBufferSoftTime.Duration,
+		},
 	}
 }
 
@@ -96,6 +102,7 @@ type guardConn struct {
 	writeFn func(fd uintptr) bool
 	batch   atomic.Int64 // reply bytes redcon buffered since its last flush, roughly (replyCounter)
 	cut     atomic.Bool  // closed for passing the output buffer limit
+	pubsub  atomic.Bool  // the client is in subscribed mode: the pubsub class's limits apply
 }
 
 // newGuardConn wraps c. stats, limits and log may be zero (unit tests):

@@ -13,7 +13,8 @@ const idleSweep = time.Second
 
 // closeIdle closes, every idleSweep, the connections idle for longer than
 // server.timeout, as Redis's clientsCron does. A client inside a command
-// (blocked in BLPOP, paused, or MONITOR-like long commands) is never idle.
+// (blocked in BLPOP, paused, or MONITOR-like long commands) or in
+// subscribed mode is never idle.
 func (s *Server) closeIdle(stop <-chan struct{}) {
 	t := time.NewTicker(idleSweep)
 	defer t.Stop()
@@ -29,7 +30,8 @@ func (s *Server) closeIdle(stop <-chan struct{}) {
 		}
 		cutoff := time.Now().Add(-timeout).UnixMilli()
 		for _, cl := range s.clientList() {
-			if cl.inCmd.Load() > 0 || cl.lastActive.Load() > cutoff {
+			// A subscriber waits for messages: Redis never times it out.
+			if cl.inCmd.Load() > 0 || cl.lastActive.Load() > cutoff || cl.subscribed() {
 				continue
 			}
 			if nc := cl.conn.NetConn(); nc != nil {

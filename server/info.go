@@ -296,8 +296,9 @@ func infoStats(s *Server, w *infoWriter) {
 	w.int("rejected_connections", st.rejected.Load())
 	w.int("expired_keys", s.eng.ExpiredKeys())
 	w.int("evicted_keys", 0)
-	w.int("pubsub_channels", 0)
-	w.int("pubsub_patterns", 0)
+	w.int("pubsub_channels", int64(s.pubsub.count(channelSub)))
+	w.int("pubsub_patterns", int64(s.pubsub.count(patternSub)))
+	w.int("pubsubshard_channels", int64(s.pubsub.count(shardSub)))
 	w.int("total_error_replies", st.errorReplies.Load())
 	// Shale's own: commands whose bug cost their client the connection
 	// (panic.go), and how pipelined commands shared their writes.

@@ -25,13 +25,18 @@ import (
 // INFO, QUIT); keyed ones are refused. Monitors are not subject to the idle
 // timeout. One whose client reads too slowly, so that monitorMaxPending
 // bytes pile up, is disconnected, as Redis's output buffer limit does.
+//
+// RESET takes a client out of MONITOR mode (leave): the feed stops, and its
+// connection, which cannot go back to redcon, stays with its read goroutine,
+// which runs every command from then on, keyed ones too; a MONITOR from it
+// then turns the feed back on (rejoin).
 
 // monitorMaxPending bounds the bytes queued for one monitor.
 const monitorMaxPending = 64 << 20
 
 // monitorSet is the server's monitors.
 type monitorSet struct {
-	count atomic.Int64 // len(list): observe's fast path
+	count atomic.Int64 // the monitors in list that have not left: observe's fast path
 	mu    sync.Mutex
 	list  []*monitor
 	wg    sync.WaitGroup // one per monitor goroutine
@@ -49,13 +54,19 @@ type monitor struct {
 	pending []byte
 	over    bool          // monitorMaxPending reached: being closed
 	wake    chan struct{} // capacity 1: pending has bytes
-	stop    chan struct{} // closed when the monitor ends
+	stop    chan struct{} // closed when the monitor ends (stopOnce)
+
+	stopOnce sync.Once
+	left     atomic.Bool // RESET: not fed until it rejoins; its commands all run
 }
+
+// end stops the monitor's writer goroutine, once.
+func (m *monitor) end() { m.stopOnce.Do(func() { close(m.stop) }) }
 
 func (ms *monitorSet) add(m *monitor) {
 	ms.mu.Lock()
 	ms.list = append(ms.list, m)
-	ms.count.Store(int64(len(ms.list)))
+	ms.count.Add(1)
 	ms.wg.Add(2)
 	ms.mu.Unlock()
 	go m.read(ms)
@@ -68,10 +79,44 @@ func (ms *monitorSet) remove(m *monitor) {
 	for i, x := range ms.list {
 		if x == m {
 			ms.list = append(ms.list[:i], ms.list[i+1:]...)
+			if !m.left.Load() {
+				ms.count.Add(-1)
+			}
 			break
 		}
 	}
-	ms.count.Store(int64(len(ms.list)))
+}
+
+// leave takes cl out of MONITOR mode, for RESET; it does nothing to a
+// client that is not a monitor. The monitor stays in the list, so that
+// close still ends its connection, but is fed no more.
+func (ms *monitorSet) leave(cl *Client) {
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	for _, m := range ms.list {
+		if m.cl == cl && !m.left.Load() {
+			m.left.Store(true)
+			ms.count.Add(-1)
+		}
+	}
+	cl.setMonitor(false)
+}
+
+// rejoin turns the feed back on for cl if it is a monitor that left, and
+// reports whether it was: MONITOR from it must not detach its connection
+// again, which its read goroutine already serves.
+func (ms *monitorSet) rejoin(cl *Client) bool {
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	for _, m := range ms.list {
+		if m.cl == cl && m.left.Load() {
+			m.left.Store(false)
+			ms.count.Add(1)
+			cl.setMonitor(true)
+			return true
+		}
+	}
+	return false
 }
 
 // close disconnects every monitor and waits for their goroutines.
@@ -100,7 +145,7 @@ func (m *monitor) read(ms *monitorSet) {
 			continue
 		}
 		m.wmu.Lock()
-		if cmd := m.s.table.lookup(rc.Args[0]); cmd != nil && cmd.Flags&(Write|ReadOnly) != 0 {
+		if cmd := m.s.table.lookup(rc.Args[0]); cmd != nil && cmd.Flags&(Write|ReadOnly) != 0 && !m.left.Load() {
 			m.s.replyError(m.conn, errMonitorKeyspace)
 		} else {
 			m.s.handle(m.conn, rc)
@@ -112,7 +157,7 @@ func (m *monitor) read(ms *monitorSet) {
 		}
 	}
 	ms.remove(m)
-	close(m.stop)
+	m.end()
 	m.wmu.Lock() // Close flushes, as write may be doing
 	m.conn.Close()
 	m.wmu.Unlock()
@@ -158,6 +203,9 @@ func (ms *monitorSet) feed(c *Ctx, args [][]byte, now time.Time) {
 	ms.mu.Lock()
 	defer ms.mu.Unlock()
 	for _, m := range ms.list {
+		if m.left.Load() {
+			continue
+		}
 		m.mu.Lock()
 		if !m.over {
 			m.pending = append(m.pending, line...)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/tidwall/redcon"
 
@@ -31,8 +32,12 @@ import (
 // after; EXEC, once it holds its locks, fails (a null reply) if its client
 // is dirty, if a watched key is being written (that writer has released
 // the key's lock but not marked its watchers yet), or if a watched key that
-// was live at WATCH has expired since. When nobody watches, a write pays
-// one atomic load.
+// was live at WATCH has expired since. A write decides what it claims
+// before it takes its key locks, so a WATCH registering meanwhile would
+// miss it: WATCH therefore waits, after registering and before reading
+// the keys' expiries, for the writes under way to end (settleWriters).
+// When nobody watches, a write pays two atomic adds on its own client
+// and one atomic load.
 
 // txnState is a client's transaction: the queue between MULTI and EXEC, and
 // its watched keys. The client's own goroutine changes it; dirty and
@@ -51,6 +56,9 @@ type txnState struct {
 	dirty atomic.Bool
 	// queuedCount is CLIENT LIST's multi=: -1 outside MULTI.
 	queuedCount atomic.Int32
+	// writeSeq is odd while the client runs a write command, from
+	// beginWatchedWrite to endWatchedWrite; WATCH reads it.
+	writeSeq atomic.Uint64
 }
 
 // queuedCommand is a command queued by MULTI, resolved as the dispatcher
@@ -150,22 +158,68 @@ func cmdDiscard(c *Ctx, _ [][]byte) error {
 
 // WATCH key [key ...]
 func cmdWatch(c *Ctx, args [][]byte) error {
-	if c.Client.txn.active {
+	t := &c.Client.txn
+	if t.active {
 		return errWatchInMulti
 	}
+	// The keys are registered first; then the writes under way, which
+	// may have looked for watchers before that, end; then the expiries
+	// are read. So every write either marks this client or lands before
+	// these reads and the client's own.
+	first := len(t.watched)
 	for _, k := range args[1:] {
-		expireMs, now, err := c.DB.TTL(k)
+		c.Srv.watches.watch(c.Client, watchedKey{key: watchKey{c.DB.Index(), string(k)}})
+	}
+	c.Srv.settleWriters(c.Client)
+	for i := first; i < len(t.watched); i++ {
+		wk := &t.watched[i]
+		expireMs, now, err := c.DB.TTL([]byte(wk.key.key))
 		if err != nil {
 			return err
 		}
-		wk := watchedKey{key: watchKey{c.DB.Index(), string(k)}}
 		if expireMs > now {
 			wk.expireAt = expireMs
 		}
-		c.Srv.watches.watch(c.Client, wk)
 	}
 	c.Reply().OK()
 	return nil
+}
+
+// settleWriters waits until the write commands other clients were running
+// when c registered its watches have ended. Such a write may have looked
+// for watchers (beginWatchedWrite) before c's existed, and take its key
+// locks only now: it would neither mark c nor show as busy to c's EXEC,
+// and c could read the key before the write and commit over it. Writes
+// that start later see c's watches. WATCH holds no lock while it waits,
+// and stops waiting for a client that has left: a command that panicked
+// never ends its write, and its connection closes.
+func (s *Server) settleWriters(c *Client) {
+	type running struct {
+		cl  *Client
+		seq uint64
+	}
+	var writers []running
+	s.mu.Lock()
+	for _, cl := range s.clients {
+		if seq := cl.txn.writeSeq.Load(); seq%2 == 1 && cl != c {
+			writers = append(writers, running{cl, seq})
+		}
+	}
+	s.mu.Unlock()
+	for _, w := range writers {
+		wait := 10 * time.Microsecond
+		for w.cl.txn.writeSeq.Load() == w.seq && s.connected(w.cl) {
+			time.Sleep(wait)
+			wait = min(2*wait, time.Millisecond)
+		}
+	}
+}
+
+// connected reports whether c is still one of the server's clients.
+func (s *Server) connected(c *Client) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.clients[c.ID] == c
 }
 
 // UNWATCH
@@ -221,9 +275,11 @@ func cmdExec(c *Ctx, _ [][]byte) error {
 			cl.closeAfterReply = true
 		}
 		s.stats.txnAborted.Add(1)
+		s.dropEvents(cl)
 		return err
 	}
 	s.stats.txnCommitted.Add(1)
+	s.publishEvents(cl)
 	for _, bk := range ready {
 		s.keyReady(nil, bk.db, []byte(bk.key))
 	}
@@ -325,6 +381,9 @@ func (r *watchRegistry) expiredOrBusy(c *Client, now int64) bool {
 type watchWrite struct {
 	r       *watchRegistry
 	entries []*watchEntry
+	// writer is the client whose writeSeq the claim made odd; nil for a
+	// command that is no write.
+	writer *Client
 }
 
 // allDatabases, as beginWrite's flushed, names every database.
@@ -419,20 +478,31 @@ func watchTargets(c *Ctx, cmd *Command, args [][]byte) ([]watchKey, int) {
 // claim. call brackets every command with them; blockOn lets the claim go
 // while its command waits, and takes it again around each try.
 func (s *Server) beginWatchedWrite(c *Ctx) {
-	if c.cmd == nil || c.cmd.Flags&Write == 0 || s.watches.keys.Load() == 0 {
+	if c.cmd == nil || c.cmd.Flags&Write == 0 || c.Client == nil {
+		return
+	}
+	// The write shows before the registry is read: a WATCH that
+	// registers after this read waits for it (settleWriters).
+	c.Client.txn.writeSeq.Add(1)
+	c.watched.writer = c.Client
+	if s.watches.keys.Load() == 0 {
 		return
 	}
 	keys, flushed := watchTargets(c, c.cmd, c.args)
 	c.watched = s.watches.beginWrite(keys, flushed)
-	c.writesAt = c.Client.writes
+	c.watched.writer = c.Client
+	c.writesAt = c.Client.log.Writes
 }
 
 func (s *Server) endWatchedWrite(c *Ctx) {
-	if c.watched.r == nil {
-		return
-	}
-	c.watched.end(c.Client.writes != c.writesAt)
+	w := c.watched
 	c.watched = watchWrite{}
+	if w.r != nil {
+		w.end(c.Client.log.Writes != c.writesAt)
+	}
+	if w.writer != nil {
+		w.writer.txn.writeSeq.Add(1) // after the marks: a WATCH waiting sees them
+	}
 }
 
 var transactionCommands = []Command{

@@ -24,6 +24,11 @@ import (
 // the handlers write through a replyCounter, and the dispatcher checks the
 // limit after every command (checkOutputLimit): memory per connection is
 // bounded by the limit plus one reply.
+//
+// A client in subscribed mode belongs to Redis's pubsub class instead
+// (guardConn.pubsub): a hard limit and a soft one it may pass for a while
+// (server.pubsub_output_buffer_*). Publishers queue their messages through
+// sendMessage, which never waits for the subscriber either.
 
 // errOutputLimit ends a connection whose unsent replies passed
 // client_output_buffer_limit.
@@ -42,22 +47,76 @@ type outQueue struct {
 	err      error  // sticky: once set, nothing more is written
 	writing  bool   // the writer goroutine runs
 	closing  bool   // Close came while writing: the writer closes the socket
+	// softSince is when the unsent bytes last went above the soft limit
+	// (pubsub class); zero while they are below it.
+	softSince time.Time
 }
 
-// pending is the number of reply bytes not yet taken by the kernel.
-func (q *outQueue) pending() int {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return len(q.buf) + q.inflight
+// classLimits are one client class's output limits, as Redis's
+// client-output-buffer-limit gives them: the unsent bytes at which a client
+// is cut off at once (hard), and those it may stay above for softTime
+// (soft). 0 means no such limit.
+type classLimits struct {
+	hard, soft int64
+	softTime   time.Duration
+}
+
+// classLimits returns the limits of the client's class now: the pubsub
+// class's in subscribed mode, else the normal class's, which Shale gives a
+// hard limit only.
+func (c *guardConn) classLimits() classLimits {
+	l := c.currentLimits()
+	if c.pubsub.Load() {
+		return l.pubsub
+	}
+	return classLimits{hard: l.outputBuffer}
+}
+
+// overLimit reports whether pending unsent bytes put the client over its
+// class's limits, and which limit, as Redis's
+// checkClientOutputBufferLimits decides: the hard limit at once, the soft
+// one when the bytes have stayed above it for longer than softTime. q.mu is
+// held.
+func (c *guardConn) overLimit(q *outQueue, pending int64) (limit int64, over bool) {
+	cl := c.classLimits()
+	if cl.hard > 0 && pending > cl.hard {
+		return cl.hard, true
+	}
+	if cl.soft <= 0 || pending <= cl.soft {
+		q.softSince = time.Time{}
+		return 0, false
+	}
+	now := time.Now()
+	if q.softSince.IsZero() {
+		q.softSince = now
+		return 0, false
+	}
+	return cl.soft, now.Sub(q.softSince) > cl.softTime
 }
 
 // Write sends p, or queues what the kernel does not take at once. redcon's
 // connection goroutine calls it when it flushes; a close from elsewhere may
-// flush too, hence wmu.
+// flush too, and publishers send messages (sendMessage), hence wmu.
 func (c *guardConn) Write(p []byte) (int, error) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	c.batch.Store(0)
+	return c.send(p)
+}
+
+// sendMessage sends or queues p, whole frames of pub/sub messages, for a
+// publisher: as Write, but redcon's buffer is not flushed by it, so the
+// count of its bytes (batch) stays. An error means the connection is
+// closed or being cut off: the subscriber is gone.
+func (c *guardConn) sendMessage(p []byte) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	_, err := c.send(p)
+	return err
+}
+
+// send is Write without the lock: c.wmu is held.
+func (c *guardConn) send(p []byte) (int, error) {
 	if c.stats != nil {
 		c.stats.netOut.Add(int64(len(p))) // INFO's total_net_output_bytes
 	}
@@ -84,12 +143,13 @@ func (c *guardConn) Write(p []byte) (int, error) {
 			return n, err
 		}
 		if rest = p[n:]; len(rest) == 0 {
+			q.softSince = time.Time{} // nothing unsent
 			q.mu.Unlock()
 			return n, nil
 		}
 	}
-	if limit := c.currentLimits().outputBuffer; limit > 0 && int64(len(q.buf)+q.inflight+len(rest)) > limit {
-		pending := int64(len(q.buf) + q.inflight + len(rest))
+	pending := int64(len(q.buf) + q.inflight + len(rest))
+	if limit, over := c.overLimit(q, pending); over {
 		q.mu.Unlock()
 		c.cutOff(pending, limit)
 		return 0, errOutputLimit
@@ -107,12 +167,21 @@ func (c *guardConn) Write(p []byte) (int, error) {
 // since its last flush and the queued ones pass client_output_buffer_limit.
 // The dispatcher calls it after every command.
 func (c *guardConn) checkOutputLimit() {
-	limit := c.currentLimits().outputBuffer
+	cl := c.classLimits()
+	bound := cl.hard
+	if cl.soft > 0 && (bound <= 0 || cl.soft < bound) {
+		bound = cl.soft
+	}
 	batch := c.batch.Load()
-	if limit <= 0 || batch <= limit/2 && batch < 64<<10 && !c.replies.busy() {
+	if bound <= 0 || batch <= bound/2 && batch < 64<<10 && !c.replies.busy() {
 		return // the common case: a small batch and nothing queued
 	}
-	if pending := batch + int64(c.replies.pending()); pending > limit {
+	q := &c.replies
+	q.mu.Lock()
+	pending := batch + int64(len(q.buf)+q.inflight)
+	limit, over := c.overLimit(q, pending)
+	q.mu.Unlock()
+	if over {
 		c.cutOff(pending, limit)
 	}
 }
@@ -136,7 +205,11 @@ func (c *guardConn) cutOff(pending, limit int64) {
 	q.buf = nil
 	q.mu.Unlock()
 	if c.cut.CompareAndSwap(false, true) {
-		c.log.Warn().Str("addr", c.RemoteAddr().String()).Int64("pending_bytes", pending).Int64("limit", limit).
+		class := "normal"
+		if c.pubsub.Load() {
+			class = "pubsub"
+		}
+		c.log.Warn().Str("addr", c.RemoteAddr().String()).Str("class", class).Int64("pending_bytes", pending).Int64("limit", limit).
 			Msg("client closed for overcoming of output buffer limits")
 	}
 	_ = c.Conn.Close()

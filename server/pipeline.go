@@ -129,8 +129,10 @@ func (s *Server) commitGroup(c *Client, conn redcon.Conn) {
 		s.diskLog.Error().Err(err).Int("commands", n).Msg("pipelined writes refused by the disk")
 		s.rewriteReplies(p, text)
 		p.ready = p.ready[:0]
+		s.dropEvents(c)
 		return
 	}
+	s.publishEvents(c)
 	p.replies = p.replies[:0]
 	for _, bk := range p.ready {
 		s.keyReady(nil, bk.db, []byte(bk.key))

@@ -52,6 +52,8 @@ type Server struct {
 	slowlog    slowlog                    // SLOWLOG (slowlog.go)
 	monitors   monitorSet                 // MONITOR clients (monitor.go)
 	watches    watchRegistry              // WATCHed keys (multi.go)
+	notify     atomic.Uint32              // notify-keyspace-events, a notifyClass (notify.go)
+	pubsub     pubsubHub                  // subscriptions (pubsub.go)
 	metrics    *metricsServer             // /metrics, nil when metrics.addr is "" (metrics.go)
 	statsStop  chan struct{}              // ends the ops sampler
 	limits     atomic.Pointer[connLimits] // protocol and buffer limits (guard_conn.go)
@@ -99,6 +101,8 @@ func Start(cfg conf.Config, log zerolog.Logger) (*Server, error) {
 	s.initStats()
 	s.setLimits(cfg.Server)
 	s.slowlog.init(cfg.Server.SlowlogLogSlowerThan, cfg.Server.SlowlogMaxLen, s.log)
+	s.setNotify(cfg.Server.NotifyKeyspaceEvents)
+	eng.OnExpired(s.keyExpired)
 	s.statsStop = make(chan struct{})
 	go s.stats.runSampler(s.statsStop)
 	if a := cfg.Metrics.ListenAddr(); a != "" {
@@ -248,6 +252,7 @@ func (s *Server) closed(conn redcon.Conn, err error) {
 // dropClient forgets a client whose connection ended.
 func (s *Server) dropClient(c *Client) {
 	s.watches.unwatchAll(c)
+	s.unsubscribeAll(c)
 	s.mu.Lock()
 	delete(s.clients, c.ID)
 	s.mu.Unlock()
@@ -357,6 +362,10 @@ func (s *Server) dispatch(c *Client, conn redcon.Conn, args [][]byte) {
 		s.rejectCommand(c, conn, cmd, errNoAuth)
 		return
 	}
+	if err := subscribedModeError(c, cmd, sub); err != "" {
+		s.rejectCommand(c, conn, cmd, err)
+		return
+	}
 	if err := shape.check(shapeName, args); err != "" {
 		run = failWith(err)
 	}
@@ -401,10 +410,12 @@ func (s *Server) call(ctx *Ctx, cmd *Command, sub int, run func(*Ctx, [][]byte) 
 	c := ctx.Client
 	ctx.cmd, ctx.args = cmd, args
 	s.beginWatchedWrite(ctx)
+	s.beginEvents(ctx)
 	start := monoNow()
 	err := run(ctx, args)
 	end := monoNow()
 	s.endWatchedWrite(ctx)
+	s.endEvents(ctx)
 	c.lastActive.Store(unixMilliAt(end))
 	s.observe(ctx, cmd, sub, args, end-start, err)
 	if err != nil {
@@ -460,4 +471,7 @@ type Ctx struct {
 	// the client's write count when it was taken (multi.go).
 	watched  watchWrite
 	writesAt uint64
+	// writesBefore is the client's write count when the command began
+	// (notify.go).
+	writesBefore uint64
 }

@@ -454,6 +454,8 @@ func allCommands() []Command {
 		setCommands,
 		listCommands,
 		transactionCommands,
+		pubsubCommands,
+		resetCommands,
 	} {
 		all = append(all, family...)
 	}

@@ -33,7 +33,9 @@ func TestClientGoRedisApp(t *testing.T) {
 			app.hashes()
 			app.lists()
 			app.setsAndZSets()
+			app.transactions()
 			app.errors()
+			app.pubsub()
 			app.server()
 		})
 	})
@@ -87,6 +89,52 @@ func (a goRedisApp) equal(what string, got, want any) {
 	a.t.Helper()
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		a.t.Fatalf("%s: got %v, want %v", what, got, want)
+	}
+}
+
+// pubsub subscribes as a go-redis application does (one PubSub, its
+// channel of messages), publishes, and checks that closing the PubSub
+// drops its subscriptions on the server.
+func (a goRedisApp) pubsub() {
+	c, ctx := a.c, a.ctx
+	ps := c.Subscribe(ctx, "news", "alerts")
+	sub, err := ps.Receive(ctx)
+	a.must("subscribe", err)
+	a.equal("subscribe reply", sub, &redis.Subscription{Kind: "subscribe", Channel: "news", Count: 1})
+	sub, err = ps.Receive(ctx)
+	a.must("subscribe", err)
+	a.equal("subscribe reply", sub, &redis.Subscription{Kind: "subscribe", Channel: "alerts", Count: 2})
+	a.must("psubscribe", ps.PSubscribe(ctx, "news.*"))
+	sub, err = ps.Receive(ctx)
+	a.must("psubscribe", err)
+	a.equal("psubscribe reply", sub, &redis.Subscription{Kind: "psubscribe", Channel: "news.*", Count: 3})
+	n, err := c.Publish(ctx, "news", "hello").Result()
+	a.must("publish", err)
+	a.equal("publish receivers", n, 1)
+	a.must("publish", c.Publish(ctx, "news.tech", "go").Err())
+	for _, want := range []redis.Message{
+		{Channel: "news", Payload: "hello"},
+		{Channel: "news.tech", Pattern: "news.*", Payload: "go"},
+	} {
+		msg, err := ps.ReceiveMessage(ctx)
+		a.must("receive message", err)
+		a.equal("message", *msg, want)
+	}
+	numsub, err := c.PubSubNumSub(ctx, "news", "nobody").Result()
+	a.must("pubsub numsub", err)
+	a.equal("pubsub numsub", numsub, map[string]int64{"news": 1, "nobody": 0})
+	a.must("close pubsub", ps.Close())
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		numsub, err = c.PubSubNumSub(ctx, "news").Result()
+		a.must("pubsub numsub", err)
+		if numsub["news"] == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			a.t.Fatalf("pubsub numsub news after Close: %v", numsub)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -396,4 +444,128 @@ func (a goRedisApp) server() {
 	keys, err = c.DBSize(ctx).Result()
 	a.must("dbsize after flush", err)
 	a.equal("dbsize after flush", keys, 0)
+}
+
+// transactions: TxPipelined (MULTI, the commands, EXEC), an error inside
+// EXEC and an EXECABORT, and Watch with the retry loop go-redis documents,
+// failing with redis.TxFailedErr when another client writes the watched
+// key, alone and with eight goroutines incrementing one key.
+func (a goRedisApp) transactions() {
+	c, ctx := a.c, a.ctx
+	var incr *redis.IntCmd
+	var get *redis.StringCmd
+	cmds, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.Set(ctx, "tx:a", "1", 0)
+		incr = p.Incr(ctx, "tx:a")
+		get = p.Get(ctx, "tx:a")
+		p.HSet(ctx, "tx:h", "f", "v")
+		return nil
+	})
+	a.must("txpipelined", err)
+	a.equal("txpipelined length", len(cmds), 4)
+	a.equal("txpipelined incr", incr.Val(), 2)
+	a.equal("txpipelined get reads the incr", get.Val(), "2")
+
+	// An error inside EXEC keeps its place and stops nothing.
+	var push, after *redis.IntCmd
+	_, err = c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		push = p.LPush(ctx, "tx:a", "x")
+		after = p.Incr(ctx, "tx:a")
+		return nil
+	})
+	if !redis.HasErrorPrefix(err, "WRONGTYPE") || !redis.HasErrorPrefix(push.Err(), "WRONGTYPE") {
+		a.t.Fatalf("txpipelined with a wrong type: err %v, lpush %v, want WRONGTYPE", err, push.Err())
+	}
+	a.equal("txpipelined incr after the error", after.Val(), 3)
+
+	// A command refused while queueing discards the whole transaction.
+	_, err = c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.Incr(ctx, "tx:a")
+		p.Do(ctx, "SET", "tx:a")
+		return nil
+	})
+	if err == nil || err.Error() != "EXECABORT Transaction discarded because of previous errors." {
+		a.t.Fatalf("txpipelined with a wrong arity: err %v, want EXECABORT", err)
+	}
+	n, err := c.Get(ctx, "tx:a").Int()
+	a.must("get after execabort", err)
+	a.equal("execabort wrote nothing", n, 3)
+
+	// Watch: another client writes the key during the first try, whose
+	// EXEC then fails with TxFailedErr; the retry succeeds.
+	const key = "tx:counter"
+	tries, failures := 0, 0
+	txf := func(tx *redis.Tx) error {
+		tries++
+		n, err := tx.Get(ctx, key).Int()
+		if err != nil && !errors.Is(err, redis.Nil) {
+			return err
+		}
+		if tries == 1 {
+			if err := c.Set(ctx, key, 100, 0).Err(); err != nil {
+				return err
+			}
+		}
+		_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			p.Set(ctx, key, n+1, 0)
+			return nil
+		})
+		return err
+	}
+	for range 5 {
+		if err = c.Watch(ctx, txf, key); !errors.Is(err, redis.TxFailedErr) {
+			break
+		}
+		failures++
+	}
+	a.must("watch", err)
+	a.equal("watch failures", failures, 1)
+	a.equal("watch tries", tries, 2)
+	got, err := c.Get(ctx, key).Result()
+	a.must("get watched", err)
+	a.equal("watched increment", got, "101")
+
+	// Eight goroutines increment one key through Watch: none is lost.
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 25 {
+				if err := a.watchIncr(ctx, "tx:shared"); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		a.t.Fatalf("concurrent watch increments: %v", err)
+	}
+	n, err = c.Get(ctx, "tx:shared").Int()
+	a.must("get shared", err)
+	a.equal("concurrent watch increments", n, 200)
+}
+
+// watchIncr adds 1 to key with Watch, retrying on TxFailedErr.
+func (a goRedisApp) watchIncr(ctx context.Context, key string) error {
+	for {
+		err := a.c.Watch(ctx, func(tx *redis.Tx) error {
+			n, err := tx.Get(ctx, key).Int()
+			if err != nil && !errors.Is(err, redis.Nil) {
+				return err
+			}
+			_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
+				p.Set(ctx, key, n+1, 0)
+				return nil
+			})
+			return err
+		}, key)
+		if !errors.Is(err, redis.TxFailedErr) {
+			return err
+		}
+	}
 }

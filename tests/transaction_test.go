@@ -163,6 +163,8 @@ func TestWatch(t *testing.T) {
 			{"hset", [][]any{{"DEL", "w"}}, "w", [][]any{{"HSET", "w", "f", "v"}}, nil},
 			{"lpush", [][]any{{"DEL", "w"}}, "w", [][]any{{"LPUSH", "w", "v"}}, nil},
 			{"zadd", [][]any{{"DEL", "w"}}, "w", [][]any{{"ZADD", "w", "1", "m"}}, nil},
+			{"ltrim that removes nothing", [][]any{{"DEL", "w"}, {"RPUSH", "w", "a"}}, "w", [][]any{{"LTRIM", "w", "0", "100"}}, nil},
+			{"lrem that removes nothing", [][]any{{"DEL", "w"}, {"RPUSH", "w", "a"}}, "w", [][]any{{"LREM", "w", "0", "b"}}, []any{"PONG"}},
 			{"other key", nil, "w", [][]any{{"SET", "unrelated", "1"}}, []any{"PONG"}},
 			{"read", [][]any{{"SET", "w", "1"}}, "w", [][]any{{"GET", "w"}}, []any{"PONG"}},
 		}

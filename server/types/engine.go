@@ -80,20 +80,9 @@ type DB struct {
 	// snapshot is set in a view that reads a snapshot: it takes no locks
 	// and must not write.
 	snapshot bool
-	// writes, when set, counts the writes made through this view that
-	// changed something (CountingWrites).
-	writes *uint64
-}
-
-// CountingWrites returns a view of d that adds one to *n for each write
-// made through it that changed something: a client's view, so that the
-// server can tell a write command that changed nothing (SADD of a member
-// already there) from one that did, as WATCH must. *n belongs to the one
-// goroutine that writes through the view.
-func (d *DB) CountingWrites(n *uint64) *DB {
-	v := *d
-	v.writes = n
-	return &v
+	// log, when set, is the write log of the client whose view this is
+	// (writelog.go).
+	log *WriteLog
 }
 
 // walkLockedUpTo is the most records a read walks while it holds its
@@ -140,12 +129,18 @@ func (d *DB) InGroup(g *store.Group) *DB {
 	return &v
 }
 
-// sameView returns to as d sees it: in d's group, if d runs in one.
+// sameView returns to as d sees it: in d's group, if d runs in one, and
+// writing into d's log.
 func (d *DB) sameView(to *DB) *DB {
-	if d.grp == nil {
-		return to
+	v := to
+	if d.grp != nil {
+		v = to.InGroup(d.grp)
+	} else {
+		c := *to
+		v = &c
 	}
-	return to.InGroup(d.grp)
+	v.log = d.log
+	return v
 }
 
 // Index is the database number.
@@ -204,24 +199,23 @@ func (d *DB) write(fn func(b *store.Batch) error) error {
 	if d.snapshot {
 		panic("types: a write through a snapshot view") // a bug: the view holds no lock
 	}
+	from := d.logged()
 	if d.grp != nil {
 		n := d.grp.Len()
 		err := d.grp.Add(fn)
-		if err == nil && d.writes != nil && d.grp.Len() > n {
-			*d.writes++
-		}
+		d.settle(from, d.grp.Len() > n, err)
 		return err
 	}
 	b := d.st.NewBatch()
 	defer b.Release()
-	if err := fn(b); err != nil {
+	err := fn(b)
+	if err == nil {
+		changed := b.Len() > 0
+		err = d.st.Write(b)
+		d.settle(from, changed, err)
 		return err
 	}
-	wrote := b.Len() > 0
-	err := d.st.Write(b)
-	if err == nil && wrote && d.writes != nil {
-		*d.writes++
-	}
+	d.settle(from, false, err)
 	return err
 }
 

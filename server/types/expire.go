@@ -26,12 +26,44 @@ type activeExpiry struct {
 	stopc chan struct{}
 	wg    sync.WaitGroup
 	once  sync.Once
+	// found are expired keys that commands in a transaction came across
+	// (ExpireFound): removed at once, and not a tick later. Full, it drops
+	// them for the ticks to find.
+	found chan metadata.ExpireKey
+	// onExpired, when set (before Start), is called with each key active
+	// expiry removes, once the removal is written.
+	onExpired func(db int, key []byte)
 
 	expired atomic.Int64 // keys removed by active expiry (INFO expired_keys)
 }
 
 func newActiveExpiry(e *Engine) *activeExpiry {
-	return &activeExpiry{e: e, stopc: make(chan struct{})}
+	return &activeExpiry{e: e, stopc: make(chan struct{}), found: make(chan metadata.ExpireKey, 1024)}
+}
+
+// OnExpired makes active expiry call fn, from its goroutine, with each key
+// it removes, once the removal is written: keyspace notifications' expired
+// event. Call it before Start.
+func (e *Engine) OnExpired(fn func(db int, key []byte)) { e.expiry.onExpired = fn }
+
+// ExpireFound removes a key a command found expired (f is a
+// KeyFoundExpired fact), unless a write did since, through active expiry's
+// path, which calls the OnExpired function: at once when now is set (the
+// caller holds no lock), else soon, by active expiry's goroutine (the
+// caller runs in a transaction that holds locks). It never waits for that
+// goroutine.
+func (e *Engine) ExpireFound(f KeyFact, now bool) {
+	ek := metadata.ExpireKey{ExpireMs: f.ExpireMs, DB: uint16(f.DB), Key: f.Key}
+	if now {
+		if err := e.expireOne(ek, e.now()); err != nil {
+			e.log.Warn().Err(err).Msg("expiry of a key found expired failed")
+		}
+		return
+	}
+	select {
+	case e.expiry.found <- ek:
+	default:
+	}
 }
 
 // Start begins active expiry.
@@ -54,6 +86,11 @@ func (x *activeExpiry) run() {
 		select {
 		case <-x.stopc:
 			return
+		case ek := <-x.found:
+			if err := x.e.expireOne(ek, x.e.now()); err != nil {
+				x.e.log.Warn().Err(err).Msg("active expiry of a key found expired failed")
+			}
+			continue
 		case <-t.C:
 		}
 		deadline := time.Now().Add(expiryTickLimit)
@@ -118,6 +155,9 @@ func (e *Engine) expireOne(ek metadata.ExpireKey, now int64) error {
 		return err
 	}
 	e.expiry.expired.Add(1)
+	if fn := e.expiry.onExpired; fn != nil {
+		fn(d.n, ek.Key)
+	}
 	return nil
 }
 

@@ -161,6 +161,7 @@ func (src *keyState) moveTo(b *store.Batch, dst *keyState) {
 	src.onDisk, src.live, src.diskExpire = false, false, 0
 
 	dst.remove(b)
+	dst.db.fact(KeyCreated, dst.key) // as Redis, even over an old key
 	dst.m = m
 	dst.live = true
 	b.AddKeys(dst.db.n, 1)

@@ -50,6 +50,9 @@ func (d *DB) loadType(ks *keyState, key []byte, t metadata.Type, now int64) erro
 	ks.diskExpire = m.ExpireMs
 	ks.m = m
 	ks.live = !m.Expired(now)
+	if !ks.live && d.log != nil && d.log.KeepFacts && !d.snapshot {
+		d.log.Facts = append(d.log.Facts, KeyFact{DB: d.n, Key: append([]byte(nil), key...), Kind: KeyFoundExpired, ExpireMs: m.ExpireMs})
+	}
 	if t != 0 && ks.live && m.Type != t {
 		return ErrWrongType
 	}
@@ -80,6 +83,23 @@ func (d *DB) loadZSet(ks *keyState, key []byte) error {
 // index. O(1): the sub-keys become orphans for the compaction filters, and a
 // big key is queued for a targeted compaction.
 func (ks *keyState) remove(b *store.Batch) {
+	switch {
+	case ks.live:
+		ks.db.fact(KeyRemoved, ks.key)
+	case ks.onDisk:
+		ks.db.fact(KeyExpired, ks.key)
+	}
+	ks.removeRecords(b)
+}
+
+// empty removes a collection that lost all its elements.
+func (ks *keyState) empty(b *store.Batch) {
+	ks.db.fact(KeyEmptied, ks.key)
+	ks.removeRecords(b)
+}
+
+// removeRecords is remove without its fact.
+func (ks *keyState) removeRecords(b *store.Batch) {
 	if !ks.onDisk {
 		return
 	}
@@ -104,6 +124,9 @@ func (ks *keyState) remove(b *store.Batch) {
 // create makes the key new, of type t, removing any old record first. A
 // composite key gets a fresh uid and its bookkeeping record.
 func (ks *keyState) create(b *store.Batch, t metadata.Type) error {
+	if !ks.live {
+		defer ks.db.fact(KeyCreated, ks.key)
+	}
 	ks.remove(b)
 	ks.m = metadata.Meta{Type: t}
 	if t.Composite() {
@@ -140,8 +163,11 @@ func (ks *keyState) save(b *store.Batch) {
 		if !ks.onDisk {
 			// Created and emptied within one command: undo the creation.
 			ks.onDisk, ks.diskMeta = true, ks.m
+			ks.db.dropCreated(ks.key)
+		} else {
+			ks.db.fact(KeyEmptied, ks.key)
 		}
-		ks.remove(b)
+		ks.removeRecords(b)
 		return
 	}
 	if ks.unchanged() {
@@ -150,6 +176,9 @@ func (ks *keyState) save(b *store.Batch) {
 		return
 	}
 	b.Put(store.CFMeta, ks.mkey, ks.m.Append(nil))
+	if ks.m.Type.Composite() {
+		ks.db.fact(KeySaved, ks.key)
+	}
 	if ks.m.ExpireMs != ks.diskExpire {
 		if ks.diskExpire != 0 {
 			b.Delete(store.CFExpire, metadata.ExpireKey{ExpireMs: ks.diskExpire, DB: ks.db.idx, Key: ks.key}.Append(nil))

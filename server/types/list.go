@@ -388,6 +388,9 @@ func (d *DB) LTrim(key []byte, start, stop int64) error {
 	}
 	from, to := listSpan(start, stop, ks.m.Size)
 	if from == 0 && to == ks.m.Size {
+		// Redis counts it as a change of the key all the same: WATCH
+		// and keyspace notifications see one.
+		d.settle(d.logged(), true, nil)
 		return nil
 	}
 	err = d.write(func(b *store.Batch) error {

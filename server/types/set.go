@@ -186,7 +186,7 @@ func (d *DB) SPop(key []byte, count int64) ([][]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		err = d.write(func(b *store.Batch) error { ks.remove(b); return nil })
+		err = d.write(func(b *store.Batch) error { ks.empty(b); return nil })
 		return pickDistinct(newRand(), all, len(all)), err
 	}
 	n := uint64(count)

@@ -150,6 +150,57 @@ async function pipelines(r) {
   auto.disconnect();
 }
 
+// transactions: multi() with its exec results, an error inside EXEC, an
+// EXECABORT, and WATCH with a conflict that makes exec() answer null.
+async function transactions(r) {
+  const res = await r.multi().set("tx:a", 1).incr("tx:a").get("tx:a").rpush("tx:l", "x", "y").lrange("tx:l", 0, -1).exec();
+  check("multi exec results", res, [[null, "OK"], [null, 2], [null, "2"], [null, 2], [null, ["x", "y"]]]);
+
+  // An error inside EXEC keeps its place and stops nothing.
+  const mixed = await r.multi().lpush("tx:a", "x").incr("tx:a").exec();
+  check("multi wrongtype in place", mixed[0][0] instanceof ReplyError && mixed[0][0].message.startsWith("WRONGTYPE"), true);
+  check("multi incr after error", mixed[1], [null, 3]);
+
+  // A command refused while queueing discards the transaction.
+  await rejects("multi execabort", r.multi().incr("tx:a").call("SET", "tx:a").exec(),
+    "EXECABORT Transaction discarded because of previous errors.");
+  check("execabort wrote nothing", await r.get("tx:a"), "3");
+
+  // multi({ pipeline: false }) sends MULTI at once; each command of the
+  // client answers QUEUED until exec().
+  check("multi without pipeline", await r.multi({ pipeline: false }), "OK");
+  check("queued", await r.incr("tx:a"), "QUEUED");
+  check("exec without pipeline", await r.exec(), [[null, 4]]);
+
+  // WATCH: another client writes the key, and exec() answers null; the
+  // retry, with nothing in between, commits.
+  const other = connect();
+  const watcher = connect();
+  let tries = 0;
+  for (;;) {
+    tries++;
+    await watcher.watch("tx:counter");
+    const n = Number(await watcher.get("tx:counter"));
+    if (tries === 1) await other.set("tx:counter", 100);
+    const done = await watcher.multi().set("tx:counter", n + 1).exec();
+    if (done !== null) {
+      check("watch exec after retry", done, [[null, "OK"]]);
+      break;
+    }
+    if (tries > 3) fail("watch: exec failed three times");
+  }
+  check("watch tries", tries, 2);
+  check("watched value", await r.get("tx:counter"), "101");
+
+  // UNWATCH ends the watch: the same conflict no longer fails exec().
+  await watcher.watch("tx:counter");
+  await other.incr("tx:counter");
+  check("unwatch", await watcher.unwatch(), "OK");
+  check("exec after unwatch", await watcher.multi().incr("tx:counter").exec(), [[null, 103]]);
+  other.disconnect();
+  watcher.disconnect();
+}
+
 async function scans(r) {
   const users = Array.from({ length: 250 }, (_, i) => `user:${i}`);
   const p = r.pipeline();
@@ -246,6 +297,40 @@ async function errors(r) {
   check("connection usable after errors", await r.get("plain"), "v");
 }
 
+// pubsub: a subscriber connection, messages on a channel and a pattern,
+// and its subscriptions gone once it disconnects.
+async function pubsub(r) {
+  const sub = connect();
+  sub.on("error", (e) => fail(`subscriber error: ${e.message}`));
+  const got = [];
+  const twoMessages = new Promise((resolve) => {
+    const add = (m) => {
+      got.push(m);
+      if (got.length === 2) resolve();
+    };
+    sub.on("message", (channel, message) => add(["message", channel, message]));
+    sub.on("pmessage", (pattern, channel, message) => add(["pmessage", pattern, channel, message]));
+  });
+  check("subscribe", await sub.subscribe("news", "alerts"), 2);
+  check("psubscribe", await sub.psubscribe("news.*"), 3);
+  check("publish to a channel", await r.publish("news", "hello"), 1);
+  check("publish to a pattern", await r.publish("news.tech", "go"), 1);
+  check("publish to nobody", await r.publish("sports", "x"), 0);
+  await twoMessages;
+  check("messages", got, [["message", "news", "hello"], ["pmessage", "news.*", "news.tech", "go"]]);
+  check("pubsub numsub", await r.call("PUBSUB", "NUMSUB", "news", "nobody"), ["news", 1, "nobody", 0]);
+  check("pubsub numpat", await r.call("PUBSUB", "NUMPAT"), 1);
+  check("unsubscribe", await sub.unsubscribe("alerts"), 2);
+  sub.disconnect();
+  let numsub;
+  for (let i = 0; i < 250; i++) {
+    numsub = await r.call("PUBSUB", "NUMSUB", "news");
+    if (numsub[1] === 0) break;
+    await sleep(20);
+  }
+  check("numsub after the subscriber left", numsub, ["news", 0]);
+}
+
 async function server(r) {
   check("ping", await r.ping(), "PONG");
   check("client getname", await r.client("GETNAME"), "shale-e2e-node");
@@ -305,12 +390,14 @@ async function main() {
   check("empty server", await r.dbsize(), 0);
   await stringsAndExpiry(r);
   await pipelines(r);
+  await transactions(r);
   await scans(r);
   await hashes(r);
   await lists(r);
   await sets(r);
   await sortedSets(r);
   await errors(r);
+  await pubsub(r);
   await server(r);
   await r.quit();
   console.log(`PASS ${checks} checks`);

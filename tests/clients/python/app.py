@@ -92,9 +92,8 @@ def strings_and_expiry(r):
 
 
 def pipelines(r):
-    # redis-py's pipeline() defaults to MULTI/EXEC; applications that only
-    # batch round trips use transaction=False.
-    p = r.pipeline(transaction=False)
+    # redis-py's pipeline() wraps its commands in MULTI/EXEC by default.
+    p = r.pipeline()
     for i in range(200):
         p.set(f"p:{i}", i)
     p.incr("p:counter")
@@ -108,7 +107,7 @@ def pipelines(r):
     check("pipeline tail", res[200:], [1, 2, "199", 2, {"f1": "v1", "f2": "v2"}])
 
     # One failing command does not stop the others; the error keeps its place.
-    p = r.pipeline(transaction=False)
+    p = r.pipeline()
     p.set("p:str", "x")
     p.lpush("p:str", "y")  # WRONGTYPE
     p.get("p:str")
@@ -122,16 +121,98 @@ def pipelines(r):
     check("pipeline syntax error in place", str(res[3]), "syntax error")
     check("pipeline not-integer in place", str(res[4]), "value is not an integer or out of range")
 
-    p = r.pipeline(transaction=False)
+    p = r.pipeline()
     p.get("p:str")
     p.lpush("p:str", "y")
     raises("pipeline raise_on_error", redis.exceptions.ResponseError,
            "Command # 2 (LPUSH p:str y) of pipeline caused error: WRONGTYPE", p.execute)
 
+    # Applications that only batch round trips, without MULTI/EXEC.
+    p = r.pipeline(transaction=False)
+    for i in range(50):
+        p.incr("p:batched")
+    check("pipeline without transaction", p.execute(), list(range(1, 51)))
+
+
+def transactions(r):
+    """MULTI/EXEC and WATCH as redis-py applications use them."""
+    # The default pipeline is a transaction: its commands read each other's
+    # writes, and nothing else runs between them.
+    p = r.pipeline()
+    p.set("tx:a", 1)
+    p.incr("tx:a")
+    p.get("tx:a")
+    p.rpush("tx:l", "x", "y")
+    p.lrange("tx:l", 0, -1)
+    check("transaction results", p.execute(), [True, 2, "2", 2, ["x", "y"]])
+
+    # A command refused while queueing discards the transaction: redis-py
+    # raises that command's error, and nothing was written.
+    p = r.pipeline()
+    p.incr("tx:a")
+    p.execute_command("SET", "tx:a")
+    raises("transaction execabort", redis.exceptions.ResponseError,
+           "Command # 2 (SET tx:a) of pipeline caused error: wrong number of arguments for 'set' command",
+           p.execute)
+    check("execabort wrote nothing", r.get("tx:a"), "2")
+
+    # r.transaction: the function runs with the keys watched; another
+    # client writes one during the first call, so EXEC fails and redis-py
+    # calls the function again.
+    other = redis.Redis(host="127.0.0.1", port=r.connection_pool.connection_kwargs["port"],
+                        decode_responses=True)
+    calls = []
+
+    def add_one(pipe):
+        calls.append(1)
+        n = int(pipe.get("tx:counter") or 0)
+        if len(calls) == 1:
+            other.set("tx:counter", 100)
+        pipe.multi()
+        pipe.set("tx:counter", n + 1)
+        return n + 1
+
+    check("transaction retried", r.transaction(add_one, "tx:counter", value_from_callable=True), 101)
+    check("transaction calls", len(calls), 2)
+    check("transaction result", r.get("tx:counter"), "101")
+
+    # WATCH by hand: WatchError when the key changed, and the watch ends.
+    with r.pipeline() as pipe:
+        pipe.watch("tx:counter")
+        n = int(pipe.get("tx:counter"))
+        other.incr("tx:counter")
+        pipe.multi()
+        pipe.set("tx:counter", n * 2)
+        raises("watch error", redis.exceptions.WatchError, "Watched variable changed.", pipe.execute)
+        check("watch error wrote nothing", r.get("tx:counter"), "102")
+        pipe.watch("tx:counter")
+        n = int(pipe.get("tx:counter"))
+        pipe.multi()
+        pipe.set("tx:counter", n * 2)
+        check("watch then exec", pipe.execute(), [True])
+    check("watched value", r.get("tx:counter"), "204")
+
+    # Threads incrementing one key with r.transaction lose no update.
+    def incr_many():
+        def incr(pipe):
+            n = int(pipe.get("tx:shared") or 0)
+            pipe.multi()
+            pipe.set("tx:shared", n + 1)
+        for _ in range(50):
+            r.transaction(incr, "tx:shared")
+
+    threads = [threading.Thread(target=incr_many) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    check("concurrent transactions", r.get("tx:shared"), "200")
+    other.close()
+
 
 def scans(r):
     users = {f"user:{i}" for i in range(250)}
-    p = r.pipeline(transaction=False)
+    p = r.pipeline()
     for k in users:
         p.set(k, "u")
     for i in range(30):
@@ -252,6 +333,29 @@ def errors(r):
     check("connection usable after errors", r.get("plain"), "v")
 
 
+def pubsub(r):
+    """A subscriber read with get_message, as an event loop would."""
+    p = r.pubsub()
+    p.subscribe("news", "alerts")
+    p.psubscribe("news.*")
+    got = [p.get_message(timeout=5) for _ in range(3)]
+    check("subscribe replies", [(m["type"], m["channel"], m["data"]) for m in got],
+          [("subscribe", "news", 1), ("subscribe", "alerts", 2), ("psubscribe", "news.*", 3)])
+    check("publish to a channel", r.publish("news", "hello"), 1)
+    check("publish to a pattern", r.publish("news.tech", "go"), 1)
+    got = [p.get_message(timeout=5) for _ in range(2)]
+    check("messages", [(m["type"], m["pattern"], m["channel"], m["data"]) for m in got],
+          [("message", None, "news", "hello"), ("pmessage", "news.*", "news.tech", "go")])
+    check("pubsub numsub", r.pubsub_numsub("news", "nobody"), [("news", 1), ("nobody", 0)])
+    check("pubsub numpat", r.pubsub_numpat(), 1)
+    check("pubsub channels", sorted(r.pubsub_channels()), ["alerts", "news"])
+    p.close()
+    deadline = time.time() + 5
+    while r.pubsub_numsub("news") != [("news", 0)] and time.time() < deadline:
+        time.sleep(0.02)
+    check("numsub after the subscriber left", r.pubsub_numsub("news"), [("news", 0)])
+
+
 def server(r):
     check("ping", r.ping(), True)
     check("echo", r.echo("hi"), "hi")
@@ -280,7 +384,7 @@ def with_password(port, password):
                     client_name="shale-e2e-py", socket_timeout=30)
     check("auth ping", r.ping(), True)
     check("auth client getname", r.client_getname(), "shale-e2e-py")
-    p = r.pipeline(transaction=False)
+    p = r.pipeline()
     for i in range(50):
         p.set(f"k{i}", i)
     check("auth pipeline", p.execute(), [True] * 50)
@@ -308,15 +412,18 @@ def bulk(port):
     r = redis.Redis(host="127.0.0.1", port=port, socket_timeout=30)
     value = b"v" * 1000
     n = 10000
-    p = r.pipeline(transaction=False)
-    for i in range(n):
-        p.set(b"bulk:%d" % i, value)
-        p.get(b"bulk:%d" % i)
-    res = p.execute()
-    check("bulk replies", len(res), 2 * n)
-    check("bulk sets", all(x is True for x in res[0::2]), True)
-    check("bulk gets", all(x == value for x in res[1::2]), True)
-    check("bulk dbsize", r.dbsize(), n)
+    # Both as a plain pipeline and as the default one, a transaction whose
+    # EXEC answers with one reply of about 10 MB.
+    for transaction in (False, True):
+        p = r.pipeline(transaction=transaction)
+        for i in range(n):
+            p.set(b"bulk:%d:%d" % (transaction, i), value)
+            p.get(b"bulk:%d:%d" % (transaction, i))
+        res = p.execute()
+        check(f"bulk replies (transaction={transaction})", len(res), 2 * n)
+        check(f"bulk sets (transaction={transaction})", all(x is True for x in res[0::2]), True)
+        check(f"bulk gets (transaction={transaction})", all(x == value for x in res[1::2]), True)
+    check("bulk dbsize", r.dbsize(), 2 * n)
     r.close()
     print(f"PASS {CHECKS} checks")
 
@@ -334,12 +441,14 @@ def main():
     check("empty server", r.dbsize(), 0)
     strings_and_expiry(r)
     pipelines(r)
+    transactions(r)
     scans(r)
     hashes(r)
     lists(r)
     sets(r)
     sorted_sets(r)
     errors(r)
+    pubsub(r)
     server(r)
     r.close()
     print(f"PASS {CHECKS} checks")
