@@ -21,8 +21,9 @@ HEAVY     := BenchmarkDel$$|BenchmarkReclaimAfterDel$$|BenchmarkDelHash$$|Benchm
 HEAVYTIME ?= 3x
 FUZZ      := metadata:FuzzDecodeMeta metadata:FuzzDecodeBook metadata:FuzzDecodeExpireKey metadata:FuzzDecodeMetaKey subkey:FuzzDecodeSubkey subkey:FuzzScoreOrder subkey:FuzzDecodeScoreKey server/resp:FuzzGuard server/resp:FuzzRequest server/resp:FuzzBinaryArgs server/types:FuzzMatch server/types:FuzzParseNumbers server/types:FuzzParseRanges server/store:FuzzBatchRep server:FuzzCommands
 PKGS_RUN  := librocksdb-dev build-essential redis-tools
-# The e2e tests also drive real Redis and the redis-py and ioredis clients.
-PKGS_TEST := $(PKGS_RUN) redis-server python3-redis nodejs npm
+# The e2e tests also drive real Redis, the redis-py and ioredis clients and a
+# Celery worker.
+PKGS_TEST := $(PKGS_RUN) redis-server python3-redis python3-celery python3-kombu nodejs npm
 # ioredis for the e2e tests, pinned by package-lock.json; `npm ci` runs only
 # when node_modules is missing or older than the lockfile.
 NODE_DIR  := tests/clients/node

@@ -207,6 +207,15 @@ func errSubscribedMode(name string) replyError {
 	return replyError("ERR Can't execute '" + name + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")
 }
 
+// Scripting's errors (script.go).
+const (
+	errNoScript          replyError = "NOSCRIPT No matching script. Please use EVAL."
+	errNegativeKeys      replyError = "ERR Number of keys can't be negative"
+	errTooManyKeys       replyError = "ERR Number of keys can't be greater than number of args"
+	errScriptFlushOption replyError = "ERR SCRIPT FLUSH only support SYNC|ASYNC option"
+	errNotBusy           replyError = "NOTBUSY No scripts in execution right now."
+)
+
 // Transactions' errors (multi.go).
 const (
 	errMultiNested         replyError = "ERR MULTI calls can not be nested"

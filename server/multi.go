@@ -242,6 +242,7 @@ func cmdExec(c *Ctx, _ [][]byte) error {
 		return errExecAbort
 	}
 	g := s.beginTxn(cl)
+	defer g.Abort() // a command that panics leaves no lock held; a no-op after Commit
 	if t.dirty.Load() || s.watches.expiredOrBusy(cl, s.eng.Now()) {
 		g.Abort()
 		s.stats.txnWatchFailed.Add(1)
@@ -503,6 +504,16 @@ func (s *Server) endWatchedWrite(c *Ctx) {
 	if w.writer != nil {
 		w.writer.txn.writeSeq.Add(1) // after the marks: a WATCH waiting sees them
 	}
+}
+
+// abandonWatchedWrite settles the claim of a command that did not end (it
+// panicked) as a write: its watchers must not trust the key.
+func (s *Server) abandonWatchedWrite(c *Ctx) {
+	if c.watched.r == nil && c.watched.writer == nil {
+		return
+	}
+	c.writesAt = c.Client.log.Writes - 1 // counts as a write
+	s.endWatchedWrite(c)
 }
 
 var transactionCommands = []Command{

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/shaledb/shale/conf"
 )
 
@@ -79,4 +81,33 @@ func scrape(t *testing.T, s *Server) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestPanicInsideExecReleasesItsLocks: a command that panics inside EXEC
+// (which holds the world lock for it) costs its connection, writes nothing
+// of the transaction, and leaves no lock and no watch claim behind.
+func TestPanicInsideExecReleasesItsLocks(t *testing.T) {
+	s, _ := startLoggedServer(t, func(c *conf.Config) { c.Server.EnableDebugCommand = true })
+	other := newAdminClient(t, s, "")
+	got := rawExchange(t, s, multibulk("MULTI")+multibulk("SET", "t", "1")+multibulk("DEBUG", "PANIC", "t")+multibulk("EXEC"))
+	if want := "+OK\r\n+QUEUED\r\n+QUEUED\r\n"; !strings.HasPrefix(got, want) {
+		t.Fatalf("replies %q, want them to start with %q", got, want)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		runScript(t, other, []step{
+			{[]any{"GET", "t"}, redis.Nil}, // nothing of the transaction was written
+			{[]any{"SET", "t", "2"}, "OK"},
+		})
+		got := rawExchange(t, s, multibulk("WATCH", "t")+multibulk("MULTI")+multibulk("GET", "t")+multibulk("EXEC"))
+		if want := "+OK\r\n+OK\r\n+QUEUED\r\n*1\r\n$1\r\n2\r\n"; got != want {
+			t.Errorf("a transaction after the panic: %q, want %q", got, want)
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server hangs after a panic inside EXEC: its locks were not released")
+	}
 }

@@ -52,6 +52,7 @@ type Server struct {
 	slowlog    slowlog                    // SLOWLOG (slowlog.go)
 	monitors   monitorSet                 // MONITOR clients (monitor.go)
 	watches    watchRegistry              // WATCHed keys (multi.go)
+	scripts    scriptCache                // EVAL's and SCRIPT LOAD's scripts (script.go)
 	notify     atomic.Uint32              // notify-keyspace-events, a notifyClass (notify.go)
 	pubsub     pubsubHub                  // subscriptions (pubsub.go)
 	metrics    *metricsServer             // /metrics, nil when metrics.addr is "" (metrics.go)
@@ -410,6 +411,7 @@ func (s *Server) call(ctx *Ctx, cmd *Command, sub int, run func(*Ctx, [][]byte) 
 	c := ctx.Client
 	ctx.cmd, ctx.args = cmd, args
 	s.beginWatchedWrite(ctx)
+	defer s.abandonWatchedWrite(ctx) // a command that panics keeps no claim
 	s.beginEvents(ctx)
 	start := monoNow()
 	err := run(ctx, args)

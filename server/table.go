@@ -185,6 +185,9 @@ func aclCategories(f Flags, explicit ACLCategories, group string) ACLCategories 
 			cats |= imp.cats
 		}
 	}
+	if cats&ACLScripting != 0 && f&Write == 0 {
+		cats &^= ACLRead // Redis keeps scripting commands (EVAL_RO) out of @read
+	}
 	if cats&ACLFast == 0 {
 		cats |= ACLSlow
 	}
@@ -454,6 +457,7 @@ func allCommands() []Command {
 		setCommands,
 		listCommands,
 		transactionCommands,
+		scriptCommands,
 		pubsubCommands,
 		resetCommands,
 	} {

@@ -85,6 +85,10 @@ func accessFlagsProblem(f Flags, keyed bool, specs []KeySpec) string {
 	switch {
 	case write && readOnly:
 		return "both Write and ReadOnly"
+	case f&NoMandatoryKeys != 0 && !readOnly:
+		// EVAL, FCALL: what the keys are used for is the script's
+		// business, decided as it runs; Redis flags them neither.
+		return ""
 	case keyed && !write && !readOnly && (reads || writes):
 		return "a command with keys but neither Write nor ReadOnly"
 	case len(specs) > 0 && write != writes:

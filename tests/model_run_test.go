@@ -47,7 +47,9 @@ const (
 // TestModel runs a seeded random sequence of SHALE_MODEL_OPS operations
 // (default modelDefaultOps) over strings, hashes, lists, sets and sorted
 // sets in two dbs, mixed with DEL, UNLINK, TTLs, RENAME, MOVE, COPY,
-// FLUSHDB, compactions of every kind and clean and SIGKILL restarts. After
+// FLUSHDB, transactions (MULTI and EXEC, with reads of the transaction's
+// own writes inside it; DISCARD; EXECABORT), compactions of every kind and
+// clean and SIGKILL restarts. After
 // every step it compares every key (type, TTL or not, full content and
 // size), DBSIZE per db, and the record counts of the column families with
 // the model in model_test.go. SHALE_MODEL_SEED replays a seed (the subtest's
@@ -106,8 +108,8 @@ func modelSeed(t *testing.T, seed uint64, steps int) {
 		return gen.next()
 	}
 	res := runModel(t, steps, next)
-	t.Logf("model: seed %d: %d operations (%d commands, %d restarts) in %v, %v of it in restarts and waits for expiry",
-		seed, res.steps, res.commands, res.restarts, time.Since(start).Round(time.Millisecond), res.waited.Round(time.Millisecond))
+	t.Logf("model: seed %d: %d operations (%d commands, %d restarts, %d transactions) in %v, %v of it in restarts and waits for expiry",
+		seed, res.steps, res.commands, res.restarts, res.txns, time.Since(start).Round(time.Millisecond), res.waited.Round(time.Millisecond))
 	if res.err == nil {
 		return
 	}
@@ -130,6 +132,7 @@ func modelSeed(t *testing.T, seed uint64, steps int) {
 // modelResult is the outcome of one model run.
 type modelResult struct {
 	steps, commands, restarts int
+	txns                      int           // opMulti steps
 	waited                    time.Duration // in restarts and waits for expiry
 	failed                    int           // the index of the failing step
 	err                       error         // nil when every step passed
@@ -148,12 +151,12 @@ func runModel(t *testing.T, n int, next func() modelOp) modelResult {
 	r.start("")
 	defer r.stop(false)
 	result := func(steps, failed int, err error) modelResult {
-		return modelResult{steps: steps, commands: r.commands, restarts: r.restarts, waited: r.waited, failed: failed, err: err}
+		return modelResult{steps: steps, commands: r.commands, restarts: r.restarts, txns: r.txns, waited: r.waited, failed: failed, err: err}
 	}
 	for i := range n {
 		op := next()
 		switch op.kind {
-		case opCmd, opCompact, opCompactCF, opReclaim:
+		case opCmd, opCompact, opCompactCF, opReclaim, opMulti:
 			r.enqueue(i, op)
 			if len(r.pending) < modelBatch {
 				continue
@@ -238,6 +241,7 @@ type modelRunner struct {
 	pending  []pendingStep
 	commands int // commands sent, checks included
 	restarts int
+	txns     int           // transactions sent
 	waited   time.Duration // in restarts and waits for active expiry
 }
 
@@ -307,6 +311,12 @@ func (r *modelRunner) enqueue(index int, op modelOp) {
 		quiet = append(quiet, probe{-1, []any{"DEBUG", "RECLAIM"}, r.pipe.Do(context.Background(), "DEBUG", "RECLAIM"), modelOK})
 		r.m.apply(modelOp{kind: opReclaim})
 	}
+	if op.kind == opMulti {
+		r.txns++
+		cmds, want := r.m.applyTxn(op)
+		r.pending = append(r.pending, pendingStep{index, op, append(r.addTxn(op, cmds, want), r.addCheck(op.db, nil, nil)...)})
+		return
+	}
 	want := r.m.apply(op)
 	var args []any
 	switch op.kind {
@@ -320,6 +330,40 @@ func (r *modelRunner) enqueue(index int, op modelOp) {
 		args = strsToAny(op.args)
 	}
 	r.pending = append(r.pending, pendingStep{index, op, append(quiet, r.addCheck(op.db, args, want)...)})
+}
+
+// addTxn adds an opMulti's commands to the pipeline: SELECT, MULTI, the
+// commands (applyTxn's), each answering QUEUED (the refused one, its
+// error), and EXEC or DISCARD, whose reply is want.
+func (r *modelRunner) addTxn(op modelOp, cmds [][]any, want any) []probe {
+	var probes []probe
+	ctx := context.Background() // Exec has the deadline
+	add := func(want any, args []any) {
+		probes = append(probes, probe{op.db, args, r.pipe.Do(ctx, args...), want})
+	}
+	var refused any
+	if op.end == txnAbort {
+		refused = errText(fmt.Sprintf("ERR wrong number of arguments for '%s' command", strings.ToLower(op.bad[0])))
+		if op.bad[0] == "NOSUCHCOMMAND" {
+			refused = errPrefix("ERR unknown command 'NOSUCHCOMMAND'")
+		}
+	}
+	r.pipe.Select(ctx, op.db)
+	add(modelOK, []any{"MULTI"})
+	for i := range len(cmds) + 1 {
+		if op.end == txnAbort && i == op.badAt {
+			add(refused, strsToAny(op.bad))
+		}
+		if i < len(cmds) {
+			add("QUEUED", cmds[i])
+		}
+	}
+	if op.end == txnDiscard {
+		add(want, []any{"DISCARD"})
+	} else {
+		add(want, []any{"EXEC"})
+	}
+	return probes
 }
 
 // flush sends the pipeline and compares every reply. On a mismatch it

@@ -49,7 +49,20 @@ const (
 	opCompactBG                // COMPACT from another connection, while the next ops run
 	opRestart                  // SIGTERM and restart on the same directory
 	opKill                     // SIGKILL and restart on the same directory
+	opMulti                    // MULTI, the txn ops' commands (SELECT between dbs), then EXEC or DISCARD
 )
+
+// txnEnd is how a transaction (opMulti) ends.
+type txnEnd int
+
+const (
+	txnExec    txnEnd = iota // EXEC: the commands run, the reply is theirs
+	txnDiscard               // DISCARD: nothing runs
+	txnAbort                 // a refused command (bad) was queued: EXEC answers EXECABORT, nothing runs
+)
+
+// modelTxnEvery is the mean number of steps between two transactions.
+const modelTxnEvery = 8
 
 // modelOp is one step of a model run.
 type modelOp struct {
@@ -61,11 +74,37 @@ type modelOp struct {
 	// meets the expired key lazily.
 	then   []string
 	thenDB int
+	// txn are an opMulti's commands (opCmd ops, in their dbs) and end
+	// how it ends; with txnAbort, bad is the refused command, queued
+	// before txn[badAt]. An EXEC'd transaction reads, after each txn[i]
+	// with reads[i] set, txn[i]'s key and DBSIZE: what the commands
+	// before wrote, not yet committed.
+	txn   []modelOp
+	end   txnEnd
+	bad   []string
+	badAt int
+	reads []bool
 }
 
 // followUp is the op's then command as an op of its own.
 func (op modelOp) followUp() modelOp {
 	return modelOp{kind: opCmd, db: op.thenDB, args: op.then}
+}
+
+// txnCommands are the commands an opMulti queues after MULTI, which runs
+// in op.db: its ops' commands, with a SELECT before each op in another db
+// than the one before it. The refused command of txnAbort is not one.
+func (op modelOp) txnCommands() [][]string {
+	var cmds [][]string
+	db := op.db
+	for _, sub := range op.txn {
+		if sub.db != db {
+			cmds = append(cmds, []string{"SELECT", strconv.Itoa(sub.db)})
+			db = sub.db
+		}
+		cmds = append(cmds, sub.args)
+	}
+	return cmds
 }
 
 func (op modelOp) String() string {
@@ -90,6 +129,22 @@ func (op modelOp) String() string {
 		return "restart (SIGTERM)"
 	case opKill:
 		return "restart (SIGKILL)"
+	case opMulti:
+		var b strings.Builder
+		fmt.Fprintf(&b, "db%d: MULTI", op.db)
+		for i, sub := range op.txnCommands() {
+			if op.end == txnAbort && i == op.badAt {
+				fmt.Fprintf(&b, "; %s", strings.Join(op.bad, " "))
+			}
+			fmt.Fprintf(&b, "; %s", strings.Join(sub, " "))
+		}
+		if op.end == txnDiscard {
+			return b.String() + "; DISCARD"
+		}
+		if op.end == txnExec && slices.Contains(op.reads, true) {
+			fmt.Fprintf(&b, " (reads after ops %v)", op.reads)
+		}
+		return b.String() + "; EXEC"
 	}
 	return fmt.Sprintf("op kind %d", op.kind)
 }
@@ -278,6 +333,43 @@ func (m *model) applyAll(op modelOp) (want, thenWant any) {
 	return want, thenWant
 }
 
+// applyTxn runs an opMulti on the model. It returns the commands the
+// transaction queues after MULTI, and the reply of its EXEC or DISCARD.
+// An EXEC'd transaction's commands are txnCommands with the reads that
+// reads asks for, whose commands depend on the state they read
+// (addKeyProbes); EXEC's reply is each command's, errors included.
+func (m *model) applyTxn(op modelOp) (cmds [][]any, want any) {
+	if op.end != txnExec {
+		for _, c := range op.txnCommands() {
+			cmds = append(cmds, strsToAny(c))
+		}
+		if op.end == txnDiscard {
+			return cmds, modelOK
+		}
+		return cmds, errText("EXECABORT Transaction discarded because of previous errors.")
+	}
+	replies := []any{}
+	add := func(want any, args ...any) {
+		cmds = append(cmds, args)
+		replies = append(replies, want)
+	}
+	db := op.db
+	for i, sub := range op.txn {
+		if sub.db != db {
+			add(modelOK, "SELECT", strconv.Itoa(sub.db))
+			db = sub.db
+		}
+		add(m.apply(sub), strsToAny(sub.args)...)
+		if i < len(op.reads) && op.reads[i] {
+			if len(sub.args) > 1 {
+				addKeyProbes(add, sub.args[1], m.dbs[db][sub.args[1]])
+			}
+			add(int64(len(m.dbs[db])), "DBSIZE")
+		}
+	}
+	return cmds, replies
+}
+
 // apply runs op on the model and returns the reply the server must give
 // (nil for a nil reply). Only opCmd and opTinyExpire have a reply; for the
 // latter, apply covers the PEXPIRE, not the follow-up.
@@ -297,6 +389,9 @@ func (m *model) apply(op modelOp) any {
 		return nil
 	case opCompactBG:
 		return nil // it only ever lowers the record counts
+	case opMulti:
+		_, want := m.applyTxn(op)
+		return want
 	}
 	db := m.dbs[op.db]
 	a := op.args
@@ -579,16 +674,67 @@ type opGen struct {
 	rng          *rand.Rand
 	m            *model
 	restartEvery int // mean steps between restarts; 0 = never
+	// txr decides which ops of rng's stream a transaction wraps, and how
+	// it ends: a stream of its own, so that rng's stream, and what each
+	// seed covers, is the same as before transactions.
+	txr *rand.Rand
+	// held is an op of rng's stream that could not join the transaction
+	// being built (a restart, a compaction, a tiny TTL): the next op.
+	held *modelOp
 }
 
 func newOpGen(seed uint64, restartEvery int) *opGen {
-	return &opGen{rng: rand.New(rand.NewPCG(seed, 0x5ea1e)), m: newModel(), restartEvery: restartEvery}
+	return &opGen{rng: rand.New(rand.NewPCG(seed, 0x5ea1e)), m: newModel(), restartEvery: restartEvery,
+		txr: rand.New(rand.NewPCG(seed, 0x7a11))}
 }
 
 // next returns the next operation.
 func (g *opGen) next() modelOp {
-	op := g.pick()
+	var op modelOp
+	switch {
+	case g.held != nil:
+		op, g.held = *g.held, nil
+	case g.txr.IntN(modelTxnEvery) == 0:
+		op = g.transaction()
+	default:
+		op = g.pick()
+	}
 	g.m.applyAll(op)
+	return op
+}
+
+// transaction wraps the next one to six commands of rng's stream in MULTI
+// and, most often, EXEC; sometimes in DISCARD, or a refused command
+// (wrong arity, unknown name) that makes EXEC answer EXECABORT.
+func (g *opGen) transaction() modelOp {
+	t := g.txr
+	op := modelOp{kind: opMulti}
+	for n := 1 + t.IntN(6); len(op.txn) < n; {
+		sub := g.pick()
+		if sub.kind != opCmd {
+			if len(op.txn) == 0 {
+				return sub
+			}
+			g.held = &sub
+			break
+		}
+		if len(op.txn) == 0 {
+			op.db = sub.db
+		}
+		op.txn = append(op.txn, sub)
+	}
+	switch x := t.IntN(10); {
+	case x == 0:
+		op.end = txnDiscard
+	case x == 1:
+		op.end, op.bad = txnAbort, []string{"HSET", op.txn[0].args[len(op.txn[0].args)-1]}
+	case x == 2:
+		op.end, op.bad = txnAbort, []string{"NOSUCHCOMMAND", "x"}
+	}
+	op.badAt = t.IntN(len(op.txnCommands()) + 1)
+	for range op.txn {
+		op.reads = append(op.reads, t.IntN(2) == 0)
+	}
 	return op
 }
 

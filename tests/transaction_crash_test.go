@@ -26,7 +26,8 @@ const (
 // while txnCrashWriters clients run transactions of 50 writes each: 46
 // SETs of keys of their own to the transaction's number, an HSET and an
 // RPUSH of keys of their own, and an INCR and an RPUSH of keys every
-// transaction of the writer shares (its counter and its log). After every
+// transaction of the writer shares (its counter and its log); one in four
+// also queues DBSIZE, so that it holds the world lock. After every
 // restart each transaction is wholly there or wholly absent, every
 // acknowledged one is there, each writer's counter and log hold exactly
 // the transactions that are there, in order, and DBSIZE counts exactly
@@ -71,10 +72,12 @@ func TestTransactionCrash(t *testing.T) {
 		}
 		prevAcked = acked
 		p = startShale(t, shaleOpts{Config: debugConfig, Dir: p.Dir})
-		if err := checkTxnCrashState(ctxT(t), p.Client, writers); err != nil {
+		landed, lost, err := checkTxnCrashState(ctxT(t), p.Client, writers)
+		if err != nil {
 			t.Fatalf("round %d, after the restart: %v", round, err)
 		}
-		t.Logf("round %d: %d transactions acknowledged so far", round, acked)
+		t.Logf("round %d: %d transactions acknowledged so far; of those in flight at the kill, %d landed whole, %d not at all",
+			round, acked, landed, lost)
 	}
 }
 
@@ -119,6 +122,11 @@ func (w *txnCrashWriter) run(c *redis.Client) {
 			if i == txnStrings/2 { // the other types in the middle
 				pipe.HSet(ctx, hash, "f1", val, "f2", val)
 				pipe.RPush(ctx, list, val, val)
+				if n%4 == 0 {
+					// DBSIZE names no key: the transaction holds the
+					// world lock instead of its keys' stripes.
+					pipe.DBSize(ctx)
+				}
 			}
 		}
 		ctr := pipe.Incr(ctx, w.counter())
@@ -188,8 +196,10 @@ func (p txnProbe) state() (there bool, partial string) {
 }
 
 // checkTxnCrashState checks every transaction the writers sent, settles
-// the one each had in flight, and checks the counters, logs and DBSIZE.
-func checkTxnCrashState(ctx context.Context, c *redis.Client, writers []*txnCrashWriter) error {
+// the one each had in flight, and checks the counters, logs and DBSIZE. It
+// returns how many of the transactions in flight landed and how many did
+// not.
+func checkTxnCrashState(ctx context.Context, c *redis.Client, writers []*txnCrashWriter) (landed, lost int, err error) {
 	pipe := c.Pipeline()
 	probe := func(n int) txnProbe {
 		strs, hash, list := txnKeys(n)
@@ -208,18 +218,21 @@ func checkTxnCrashState(ctx context.Context, c *redis.Client, writers []*txnCras
 	}
 	dbsize := pipe.DBSize(ctx)
 	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
-		return fmt.Errorf("pipeline: %w", err)
+		return 0, 0, fmt.Errorf("pipeline: %w", err)
 	}
 	for i, w := range writers {
 		for _, p := range probes[i] {
 			there, partial := p.state()
 			switch {
 			case partial != "":
-				return fmt.Errorf("writer %d: transaction %d is partly there: %s", w.id, p.n, partial)
+				return 0, 0, fmt.Errorf("writer %d: transaction %d is partly there: %s", w.id, p.n, partial)
 			case !there && p.n != w.inflight:
-				return fmt.Errorf("writer %d: acknowledged transaction %d is missing", w.id, p.n)
+				return 0, 0, fmt.Errorf("writer %d: acknowledged transaction %d is missing", w.id, p.n)
 			case there && p.n == w.inflight:
 				w.acked = append(w.acked, p.n) // it committed; its reply was lost
+				landed++
+			case p.n == w.inflight:
+				lost++
 			}
 		}
 		w.inflight = -1
@@ -234,7 +247,7 @@ func checkTxnCrashState(ctx context.Context, c *redis.Client, writers []*txnCras
 		logs[i] = pipe.LRange(ctx, w.log(), 0, -1)
 	}
 	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
-		return fmt.Errorf("pipeline: %w", err)
+		return 0, 0, fmt.Errorf("pipeline: %w", err)
 	}
 	wantKeys := int64(0)
 	for i, w := range writers {
@@ -243,17 +256,17 @@ func checkTxnCrashState(ctx context.Context, c *redis.Client, writers []*txnCras
 			want[j] = strconv.Itoa(n)
 		}
 		if got := ctrs[i].Val(); got != strconv.Itoa(len(w.acked)) && !(got == "" && len(w.acked) == 0) {
-			return fmt.Errorf("writer %d: counter %q, want %d (its transactions there)", w.id, got, len(w.acked))
+			return 0, 0, fmt.Errorf("writer %d: counter %q, want %d (its transactions there)", w.id, got, len(w.acked))
 		}
 		if got := logs[i].Val(); !slices.Equal(got, want) {
-			return fmt.Errorf("writer %d: log %v, want %v", w.id, got, want)
+			return 0, 0, fmt.Errorf("writer %d: log %v, want %v", w.id, got, want)
 		}
 		if len(w.acked) > 0 {
 			wantKeys += int64(len(w.acked)*txnKeyCount + 2)
 		}
 	}
 	if got := dbsize.Val(); got != wantKeys {
-		return fmt.Errorf("DBSIZE %d, want %d (the keys of the transactions there)", got, wantKeys)
+		return 0, 0, fmt.Errorf("DBSIZE %d, want %d (the keys of the transactions there)", got, wantKeys)
 	}
-	return nil
+	return landed, lost, nil
 }

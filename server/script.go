@@ -1,0 +1,421 @@
+package server
+
+import (
+	"errors"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/tidwall/redcon"
+	lua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua/parse"
+
+	"github.com/shaledb/shale/server/store"
+)
+
+// EVAL, EVALSHA, their _RO forms and SCRIPT. A script runs as a
+// transaction does (multi.go): in one store.BeginTxn group holding the
+// world lock, so that no other command runs while it does, its commands
+// read its own writes, and its writes reach RocksDB as one batch, all or
+// none. Its redis.call runs a command through the dispatcher's call, with a
+// connection that captures the reply for the conversion to Lua
+// (script_lua.go).
+
+// scriptCache holds the scripts EVAL and SCRIPT LOAD were given, compiled,
+// by the SHA1 of their body, in memory as Redis keeps them.
+type scriptCache struct {
+	mu     sync.RWMutex
+	protos map[string]*lua.FunctionProto
+	vms    sync.Pool // *luaVM, reused across runs
+}
+
+func (sc *scriptCache) get(sha string) *lua.FunctionProto {
+	sc.mu.RLock()
+	defer sc.mu.RUnlock()
+	return sc.protos[sha]
+}
+
+// load compiles body, caches it and returns its SHA1.
+func (sc *scriptCache) load(body string) (string, *lua.FunctionProto, error) {
+	sha := sha1Hex(body)
+	if p := sc.get(sha); p != nil {
+		return sha, p, nil
+	}
+	proto, err := compileScript(body)
+	if err != nil {
+		return "", nil, err
+	}
+	sc.mu.Lock()
+	if sc.protos == nil {
+		sc.protos = make(map[string]*lua.FunctionProto)
+	}
+	sc.protos[sha] = proto
+	sc.mu.Unlock()
+	return sha, proto, nil
+}
+
+func (sc *scriptCache) flush() {
+	sc.mu.Lock()
+	sc.protos = nil
+	sc.mu.Unlock()
+}
+
+// compileScript compiles a script body, with Redis's error for a script
+// that does not compile.
+func compileScript(body string) (*lua.FunctionProto, error) {
+	chunk, err := parse.Parse(strings.NewReader(body), scriptChunk)
+	if err == nil {
+		var proto *lua.FunctionProto
+		if proto, err = lua.Compile(chunk, scriptChunk); err == nil {
+			return proto, nil
+		}
+	}
+	msg := err.Error()
+	var pe *parse.Error
+	if errors.As(err, &pe) {
+		msg = scriptChunk + ":" + strconv.Itoa(pe.Pos.Line) + ": " + pe.Message
+		if pe.Token != "" {
+			msg += " near '" + pe.Token + "'"
+		}
+	}
+	return nil, replyError("ERR Error compiling script (new function): " + sanitize(msg))
+}
+
+// scriptRun is one run of a script: its caller, its group, its rules.
+type scriptRun struct {
+	s        *Server
+	c        *Ctx
+	g        *store.Group
+	readOnly bool // EVAL_RO: write commands are refused
+	// raised is the text of the last error the redis object raised, to
+	// tell it from a Lua error when it ends the script.
+	raised string
+}
+
+// command runs one redis.call of the script: its reply, or its error's
+// text.
+func (r *scriptRun) command(args [][]byte) (reply []byte, errText string) {
+	s, cl := r.s, r.c.Client
+	cmd := s.table.lookup(args[0])
+	if cmd == nil {
+		return nil, "ERR Unknown Redis command called from script"
+	}
+	if !cmd.arityOK(len(args)) {
+		return nil, "ERR Wrong number of args calling Redis command from script"
+	}
+	run, flags, shape, shapeName, sub := cmd.Run, cmd.Flags, cmd.Shape, cmd.Name, -1
+	if cmd.Subcommands != nil && len(args) > 1 {
+		sub = cmd.subcommandIndex(args)
+		switch {
+		case sub >= 0 && arityFits(cmd.Subcommands[sub].Arity, len(args)):
+			sc := &cmd.Subcommands[sub]
+			run, shape, flags = sc.Run, sc.Shape, flags|sc.Flags
+			if shape != (Shape{}) {
+				shapeName = cmd.Name + "|" + sc.Name
+			}
+		case cmd.PrivateSubcommands:
+			run = failWith(cmd.subcommandError(args, sub))
+		case sub < 0:
+			return nil, "ERR Unknown Redis command called from script"
+		default:
+			return nil, "ERR Wrong number of args calling Redis command from script"
+		}
+	}
+	if flags&NoScript != 0 {
+		return nil, "ERR This Redis command is not allowed from script"
+	}
+	if r.readOnly && flags&Write != 0 {
+		return nil, "ERR Write commands are not allowed from read-only scripts."
+	}
+	if err := shape.check(shapeName, args); err != "" {
+		run = failWith(err)
+	}
+	out := &captureConn{Conn: r.c.Conn}
+	ctx := &Ctx{Conn: out, Srv: s, Client: cl, DB: cl.currentDB().InGroup(r.g)}
+	s.call(ctx, cmd, sub, run, args)
+	if len(out.b) > 0 && out.b[0] == '-' {
+		return nil, strings.TrimSuffix(string(out.b[1:]), "\r\n")
+	}
+	return out.b, ""
+}
+
+// log is redis.log: into Shale's log at the matching level.
+func (r *scriptRun) log(level int, msg string) {
+	l := r.s.log
+	switch level {
+	case 0:
+		l.Debug().Str("script", "user_script").Msg(msg)
+	case 1, 2:
+		l.Info().Str("script", "user_script").Msg(msg)
+	default:
+		l.Warn().Str("script", "user_script").Msg(msg)
+	}
+}
+
+// captureConn is the connection of a command a script calls: its reply
+// goes into b, for the conversion to Lua. Everything else is the script
+// caller's connection.
+type captureConn struct {
+	redcon.Conn
+	b []byte
+}
+
+func (c *captureConn) WriteError(msg string)       { c.b = redcon.AppendError(c.b, msg) }
+func (c *captureConn) WriteString(str string)      { c.b = redcon.AppendString(c.b, str) }
+func (c *captureConn) WriteBulk(bulk []byte)       { c.b = redcon.AppendBulk(c.b, bulk) }
+func (c *captureConn) WriteBulkString(bulk string) { c.b = redcon.AppendBulkString(c.b, bulk) }
+func (c *captureConn) WriteInt(num int)            { c.b = redcon.AppendInt(c.b, int64(num)) }
+func (c *captureConn) WriteInt64(num int64)        { c.b = redcon.AppendInt(c.b, num) }
+func (c *captureConn) WriteUint64(num uint64)      { c.b = redcon.AppendUint(c.b, num) }
+func (c *captureConn) WriteArray(count int)        { c.b = redcon.AppendArray(c.b, count) }
+func (c *captureConn) WriteNull()                  { c.b = redcon.AppendNull(c.b) }
+func (c *captureConn) WriteRaw(data []byte)        { c.b = append(c.b, data...) }
+func (c *captureConn) WriteAny(v any)              { c.b = redcon.AppendAny(c.b, v) }
+
+// EVAL script numkeys [key ...] [arg ...]
+func cmdEval(c *Ctx, args [][]byte) error { return evalBody(c, args, false) }
+
+// EVAL_RO script numkeys [key ...] [arg ...]
+func cmdEvalRO(c *Ctx, args [][]byte) error { return evalBody(c, args, true) }
+
+// EVALSHA sha1 numkeys [key ...] [arg ...]
+func cmdEvalSha(c *Ctx, args [][]byte) error { return evalSha(c, args, false) }
+
+// EVALSHA_RO sha1 numkeys [key ...] [arg ...]
+func cmdEvalShaRO(c *Ctx, args [][]byte) error { return evalSha(c, args, true) }
+
+func evalBody(c *Ctx, args [][]byte, readOnly bool) error {
+	keys, argv, err := scriptArgs(args)
+	if err != nil {
+		return err
+	}
+	sha, proto, err := c.Srv.scripts.load(string(args[1]))
+	if err != nil {
+		return err
+	}
+	return c.Srv.runScript(c, sha, proto, keys, argv, readOnly)
+}
+
+func evalSha(c *Ctx, args [][]byte, readOnly bool) error {
+	keys, argv, err := scriptArgs(args)
+	if err != nil {
+		return err
+	}
+	sha := strings.ToLower(string(args[1]))
+	proto := c.Srv.scripts.get(sha)
+	if proto == nil {
+		return errNoScript
+	}
+	return c.Srv.runScript(c, sha, proto, keys, argv, readOnly)
+}
+
+// scriptArgs splits EVAL's arguments after the script into KEYS and ARGV.
+func scriptArgs(args [][]byte) (keys, argv [][]byte, err error) {
+	n, err := parseInt(args[2])
+	switch {
+	case err != nil:
+		return nil, nil, err
+	case n < 0:
+		return nil, nil, errNegativeKeys
+	case n > int64(len(args)-3):
+		return nil, nil, errTooManyKeys
+	}
+	return args[3 : 3+n], args[3+n:], nil
+}
+
+// scriptErrorLine finds the line in a Lua error message ("user_script:3:
+// ...").
+var scriptErrorLine = regexp.MustCompile(`^` + scriptChunk + `:(\d+):`)
+
+// runScript runs a compiled script atomically and replies its result.
+func (s *Server) runScript(c *Ctx, sha string, proto *lua.FunctionProto, keys, argv [][]byte, readOnly bool) error {
+	cl := c.Client
+	vm, _ := s.scripts.vms.Get().(*luaVM)
+	if vm == nil {
+		vm = newLuaVM()
+	}
+	defer s.scripts.vms.Put(vm)
+	L := vm.L
+	g := s.st.BeginTxn(true)
+	defer g.Abort() // a panic leaves no lock held; a no-op after Commit
+	run := &scriptRun{s: s, c: c, g: g, readOnly: readOnly}
+	vm.run = run
+	vm.globals.RawSetString("KEYS", luaStrings(L, keys))
+	vm.globals.RawSetString("ARGV", luaStrings(L, argv))
+	running := cl.txn.running
+	cl.txn.running = true // blocking commands try once; signals wait for the commit
+	fn := L.NewFunctionFromProto(proto)
+	fn.Env = vm.env
+	L.Push(fn)
+	var errLine string
+	handler := L.NewFunction(func(L *lua.LState) int {
+		// Where the error came from: the innermost line of the script.
+		for level := 1; level < 16; level++ {
+			if m := scriptErrorLine.FindStringSubmatch(L.Where(level)); m != nil {
+				errLine = m[1]
+				break
+			}
+		}
+		return 1
+	})
+	err := L.PCall(0, 1, handler)
+	cl.txn.running = running
+	vm.run = nil
+	var result lua.LValue = lua.LNil
+	if err == nil {
+		result = L.Get(-1)
+		L.Pop(1)
+	}
+	L.SetTop(0)
+	vm.globals.RawSetString("KEYS", lua.LNil)
+	vm.globals.RawSetString("ARGV", lua.LNil)
+	if cerr := g.Commit(); cerr != nil {
+		s.dropEvents(cl)
+		return cerr
+	}
+	s.publishEvents(cl)
+	ready := cl.txn.ready
+	cl.txn.ready = nil
+	for _, bk := range ready {
+		s.keyReady(nil, bk.db, []byte(bk.key))
+	}
+	if err != nil {
+		return scriptError(err, sha, errLine, run.raised)
+	}
+	replyLua(c.Reply(), result, 0)
+	return nil
+}
+
+// scriptError is Redis's reply for a script that raised an error: the
+// error's text, then where: "script: <sha>, on @user_script:<line>.".
+// A raised {err=...} table and an error of the redis object (raised, its
+// text) keep their text; a Lua error gets ERR.
+func scriptError(err error, sha, line, raised string) error {
+	var msg string
+	var apiErr *lua.ApiError
+	if errors.As(err, &apiErr) {
+		switch o := apiErr.Object.(type) {
+		case *lua.LTable:
+			if e, ok := o.RawGetString("err").(lua.LString); ok {
+				msg = string(e)
+			}
+		case lua.LString:
+			msg = "ERR " + string(o)
+			if string(o) == raised {
+				msg = raised
+			} else if m := scriptErrorLine.FindStringSubmatch(string(o)); m != nil {
+				line = m[1]
+			}
+		}
+	}
+	if msg == "" {
+		msg = "ERR " + err.Error()
+	}
+	if line != "" {
+		msg += " script: " + sha + ", on @" + scriptChunk + ":" + line + "."
+	}
+	return replyError(sanitize(msg))
+}
+
+// luaStrings is a Lua array of strings: KEYS, ARGV.
+func luaStrings(L *lua.LState, items [][]byte) *lua.LTable {
+	t := L.CreateTable(len(items), 0)
+	for i, it := range items {
+		t.RawSetInt(i+1, lua.LString(it))
+	}
+	return t
+}
+
+var scriptSubcommands = []Subcommand{
+	sub("load", 3, NoScript|Stale, cmdScriptLoad, cmdDoc{"Load the specified Lua script into the script cache.", "2.6.0", "scripting", "O(N) with N being the length in bytes of the script body.", "script"}).
+		tips("request_policy:all_nodes", "response_policy:all_succeeded"),
+	sub("exists", -3, NoScript, cmdScriptExists, cmdDoc{"Check existence of scripts in the script cache.", "2.6.0", "scripting", "O(N) with N being the number of scripts to check (so checking a single script is an O(1) operation).", "sha1 [sha1 ...]"}).
+		tips("request_policy:all_shards", "response_policy:agg_logical_and"),
+	sub("flush", -2, NoScript, cmdScriptFlush, cmdDoc{"Remove all the scripts from the script cache.", "2.6.0", "scripting", "O(N) with N being the number of scripts in cache", "[ASYNC|SYNC]"}).
+		tips("request_policy:all_nodes", "response_policy:all_succeeded"),
+	sub("kill", 2, NoScript|AllowBusy, cmdScriptKill, cmdDoc{"Kill the script currently in execution.", "2.6.0", "scripting", "O(1)", ""}).
+		tips("request_policy:all_shards", "response_policy:one_succeeded"),
+	sub("help", 2, Loading|Stale, cmdScriptHelp, cmdDoc{"Show helpful text about the different subcommands", "5.0.0", "scripting", "O(1)", ""}),
+}
+
+// SCRIPT LOAD script
+func cmdScriptLoad(c *Ctx, args [][]byte) error {
+	sha, _, err := c.Srv.scripts.load(string(args[2]))
+	if err != nil {
+		return err
+	}
+	c.Reply().BulkString(sha)
+	return nil
+}
+
+// SCRIPT EXISTS sha1 [sha1 ...]
+func cmdScriptExists(c *Ctx, args [][]byte) error {
+	r := c.Reply()
+	r.Array(len(args) - 2)
+	for _, a := range args[2:] {
+		r.IntBool(c.Srv.scripts.get(strings.ToLower(string(a))) != nil)
+	}
+	return nil
+}
+
+// SCRIPT FLUSH [ASYNC|SYNC]
+func cmdScriptFlush(c *Ctx, args [][]byte) error {
+	if len(args) > 3 || (len(args) == 3 && !strings.EqualFold(string(args[2]), "async") && !strings.EqualFold(string(args[2]), "sync")) {
+		return errScriptFlushOption
+	}
+	c.Srv.scripts.flush()
+	c.Reply().OK()
+	return nil
+}
+
+// SCRIPT KILL: a script runs under the world lock, and this command waits
+// for no lock, but nothing stops a running script yet.
+func cmdScriptKill(c *Ctx, _ [][]byte) error {
+	return errNotBusy
+}
+
+// SCRIPT HELP
+func cmdScriptHelp(c *Ctx, _ [][]byte) error {
+	writeHelp(c, "script", []string{
+		"EXISTS <sha1> [<sha1> ...]",
+		"    Return information about the existence of the scripts in the script cache.",
+		"FLUSH [ASYNC|SYNC]",
+		"    Flush the Lua scripts cache. Very dangerous on replicas.",
+		"    When called without the optional mode argument, the behavior is determined by the",
+		"    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
+		"    * ASYNC: Asynchronously flush the scripts cache.",
+		"    * SYNC: Synchronously flush the scripts cache.",
+		"KILL",
+		"    Kill the currently executing Lua script.",
+		"LOAD <script>",
+		"    Load a script into the scripts cache without executing it.",
+	})
+	return nil
+}
+
+// scriptKeyNotes is Redis's note on a script's keys.
+const scriptKeyNotes = "We cannot tell how the keys will be used so we assume the worst, "
+
+// The notes of EVAL's and EVAL_RO's key specs.
+const (
+	evalKeyNotes   = scriptKeyNotes + "RW and UPDATE"
+	evalROKeyNotes = scriptKeyNotes + "RO and ACCESS"
+)
+
+var scriptCommands = []Command{
+	cmd("eval", -3, NoScript|SkipMonitor|NoMandatoryKeys|Stale, 0, 0, 0, cmdEval).keysBy(numKeysAt(2)).
+		keySpecs(numKeysSpec(2, KeyRW|KeyAccess|KeyUpdate).noted(evalKeyNotes)).
+		doc("Execute a Lua script server side", "2.6.0", "scripting", "Depends on the script that is executed.", "script numkeys [key [key ...]] [arg [arg ...]]"),
+	cmd("eval_ro", -3, ReadOnly|NoScript|SkipMonitor|NoMandatoryKeys|Stale, 0, 0, 0, cmdEvalRO).keysBy(numKeysAt(2)).
+		keySpecs(numKeysSpec(2, KeyRO|KeyAccess).noted(evalROKeyNotes)).
+		doc("Execute a read-only Lua script server side", "7.0.0", "scripting", "Depends on the script that is executed.", "script numkeys [key [key ...]] [arg [arg ...]]"),
+	cmd("evalsha", -3, NoScript|SkipMonitor|NoMandatoryKeys|Stale, 0, 0, 0, cmdEvalSha).keysBy(numKeysAt(2)).
+		keySpecs(numKeysSpec(2, KeyRW|KeyAccess|KeyUpdate)).
+		doc("Execute a Lua script server side", "2.6.0", "scripting", "Depends on the script that is executed.", "sha1 numkeys [key [key ...]] [arg [arg ...]]"),
+	cmd("evalsha_ro", -3, ReadOnly|NoScript|SkipMonitor|NoMandatoryKeys|Stale, 0, 0, 0, cmdEvalShaRO).keysBy(numKeysAt(2)).
+		keySpecs(numKeysSpec(2, KeyRO|KeyAccess)).
+		doc("Execute a read-only Lua script server side", "7.0.0", "scripting", "Depends on the script that is executed.", "sha1 numkeys [key [key ...]] [arg [arg ...]]"),
+	cmd("script", -2, 0, 0, 0, 0, nil).withSubcommands(scriptSubcommands).
+		doc("A container for Lua scripts management commands", "2.6.0", "scripting", "Depends on subcommand.", ""),
+}

@@ -1,0 +1,370 @@
+package server
+
+import (
+	"bytes"
+	"crypto/sha1"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"runtime"
+	"strconv"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// The Lua side of scripting: interpreter states with Redis 7.0's sandbox
+// and its redis object, and the conversions between Lua values and
+// replies, as Redis documents them.
+//
+// Sandbox: a script's functions run with an environment table that holds
+// nothing: reading a name it lacks looks in the state's globals and fails
+// with Redis's error when they lack it too, and every write fails, so a
+// script can create no global and nothing leaks into the next script. The
+// library tables (string, math, table, redis...) are read-only the same
+// way. No library reaches the filesystem, the network or the OS.
+
+// scriptChunk is the chunk name of every script, as Redis names it in its
+// error messages.
+const scriptChunk = "user_script"
+
+// Redis 7.0.15's version, as scripts read it.
+const (
+	luaRedisVersion    = "7.0.15"
+	luaRedisVersionNum = 0x07000f
+)
+
+// luaVM is one interpreter state and the script run it serves now.
+type luaVM struct {
+	L   *lua.LState
+	env *lua.LTable // the environment of the scripts run on it
+	// globals are the names scripts may read (KEYS and ARGV set per run).
+	globals *lua.LTable
+	run     *scriptRun // the run in progress; nil between runs
+}
+
+// newLuaVM makes an interpreter state with Redis's libraries and sandbox.
+func newLuaVM() *luaVM {
+	L := lua.NewState(lua.Options{SkipOpenLibs: true, CallStackSize: 256, RegistrySize: 1024 * 20, RegistryMaxSize: 1024 * 1024})
+	for _, lib := range []struct {
+		name string
+		open lua.LGFunction
+	}{
+		{lua.BaseLibName, lua.OpenBase},
+		{lua.TabLibName, lua.OpenTable},
+		{lua.StringLibName, lua.OpenString},
+		{lua.MathLibName, lua.OpenMath},
+		{lua.CoroutineLibName, lua.OpenCoroutine},
+	} {
+		L.Push(L.NewFunction(lib.open))
+		L.Push(lua.LString(lib.name))
+		L.Call(1, 0)
+	}
+	vm := &luaVM{L: L}
+	g := L.G.Global
+	// What Redis leaves out of base: the file and module loaders, print.
+	for _, name := range []string{"dofile", "loadfile", "print", "require", "module", "setfenv", "getfenv", "newproxy"} {
+		g.RawSetString(name, lua.LNil)
+	}
+	g.RawSetString("redis", vm.redisObject())
+	// gcinfo, which gopher-lua lacks: the memory in use, in KiB.
+	g.RawSetString("gcinfo", L.NewFunction(func(L *lua.LState) int {
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		L.Push(lua.LNumber(ms.HeapAlloc / 1024))
+		return 1
+	}))
+	vm.globals = L.NewTable()
+	g.ForEach(func(k, v lua.LValue) {
+		if t, ok := v.(*lua.LTable); ok && k.String() != "_G" {
+			v, _ = readOnly(L, t)
+		}
+		vm.globals.RawSet(k, v)
+	})
+	var mt *lua.LTable
+	vm.env, mt = readOnly(L, vm.globals)
+	vm.globals.RawSetString("_G", vm.env)
+	// Reading a global that does not exist is an error in Redis's scripts.
+	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+		name := L.CheckAny(2)
+		v := vm.globals.RawGet(name)
+		if v == lua.LNil {
+			L.RaiseError("Script attempted to access nonexistent global variable '%s'", name.String())
+		}
+		L.Push(v)
+		return 1
+	}))
+	return vm
+}
+
+// readOnly returns a table that reads t and refuses writes, as Redis's
+// read-only tables do, and its metatable.
+func readOnly(L *lua.LState, t *lua.LTable) (*lua.LTable, *lua.LTable) {
+	proxy := L.NewTable()
+	mt := L.NewTable()
+	mt.RawSetString("__index", t)
+	mt.RawSetString("__newindex", L.NewFunction(func(L *lua.LState) int {
+		L.RaiseError("Attempt to modify a readonly table")
+		return 0
+	}))
+	mt.RawSetString("__metatable", lua.LFalse)
+	L.SetMetatable(proxy, mt)
+	return proxy, mt
+}
+
+// redisObject builds the redis table scripts call.
+func (vm *luaVM) redisObject() *lua.LTable {
+	L := vm.L
+	t := L.NewTable()
+	fns := map[string]lua.LGFunction{
+		"call":  func(L *lua.LState) int { return vm.call(L, true) },
+		"pcall": func(L *lua.LState) int { return vm.call(L, false) },
+		"error_reply": func(L *lua.LState) int {
+			msg := L.CheckString(1)
+			if !strings.HasPrefix(msg, "-") {
+				msg = "-" + msg
+			}
+			L.Push(errorTable(L, msg))
+			return 1
+		},
+		"status_reply": func(L *lua.LState) int {
+			r := L.NewTable()
+			r.RawSetString("ok", lua.LString(L.CheckString(1)))
+			L.Push(r)
+			return 1
+		},
+		"sha1hex": func(L *lua.LState) int {
+			L.Push(lua.LString(sha1Hex(L.CheckString(1))))
+			return 1
+		},
+		"log": func(L *lua.LState) int {
+			if L.GetTop() < 2 {
+				vm.raise(L, "redis.log() requires two arguments or more.")
+			}
+			level := L.CheckInt(1)
+			var parts []string
+			for i := 2; i <= L.GetTop(); i++ {
+				parts = append(parts, L.ToStringMeta(L.Get(i)).String())
+			}
+			if vm.run != nil {
+				vm.run.log(level, strings.Join(parts, " "))
+			}
+			return 0
+		},
+		"setresp": func(L *lua.LState) int {
+			switch L.CheckInt(1) {
+			case 2:
+			case 3:
+				vm.raise(L, "RESP3 is not supported by Shale yet (issue 17).")
+			default:
+				vm.raise(L, "RESP version must be 2 or 3.")
+			}
+			return 0
+		},
+		// Shale has no replication yet: every write is propagated (to the
+		// WAL) as the script's own effects, which is what these select.
+		"replicate_commands": func(L *lua.LState) int {
+			L.Push(lua.LTrue)
+			return 1
+		},
+		"set_repl": func(L *lua.LState) int {
+			if n := L.CheckInt(1); n < 0 || n > 3 {
+				vm.raise(L, "Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.")
+			}
+			return 0
+		},
+	}
+	for name, fn := range fns {
+		t.RawSetString(name, L.NewFunction(fn))
+	}
+	for name, v := range map[string]lua.LValue{
+		"REDIS_VERSION": lua.LString(luaRedisVersion), "REDIS_VERSION_NUM": lua.LNumber(luaRedisVersionNum),
+		"LOG_DEBUG": lua.LNumber(0), "LOG_VERBOSE": lua.LNumber(1), "LOG_NOTICE": lua.LNumber(2), "LOG_WARNING": lua.LNumber(3),
+		"REPL_NONE": lua.LNumber(0), "REPL_AOF": lua.LNumber(1), "REPL_SLAVE": lua.LNumber(2), "REPL_REPLICA": lua.LNumber(2), "REPL_ALL": lua.LNumber(3),
+	} {
+		t.RawSetString(name, v)
+	}
+	return t
+}
+
+// call is redis.call (raise set) and redis.pcall: it runs a command in the
+// script's run and returns its reply as a Lua value; an error reply is
+// raised by call and returned as an {err=...} table by pcall.
+func (vm *luaVM) call(L *lua.LState, raise bool) int {
+	n := L.GetTop()
+	if n == 0 {
+		vm.raise(L, "Please specify at least one argument for this redis lib call")
+	}
+	args := make([][]byte, n)
+	for i := 1; i <= n; i++ {
+		switch v := L.Get(i).(type) {
+		case lua.LString:
+			args[i-1] = []byte(v)
+		case lua.LNumber:
+			// Redis formats a number argument with %.17g.
+			args[i-1] = strconv.AppendFloat(nil, float64(v), 'g', 17, 64)
+		default:
+			vm.fail(L, raise, "ERR Lua redis lib command arguments must be strings or integers")
+			return 1
+		}
+	}
+	reply, errText := vm.run.command(args)
+	if errText != "" {
+		vm.fail(L, raise, errText)
+		return 1
+	}
+	L.Push(respToLua(L, reply))
+	return 1
+}
+
+// fail raises text, a command's error reply, as a redis.call error, or
+// pushes it as pcall's result.
+func (vm *luaVM) fail(L *lua.LState, raise bool, text string) {
+	t := errorTable(L, "-"+text)
+	if raise {
+		vm.raise(L, "-"+text)
+	}
+	t.RawSetString("ignore_error_stats_update", lua.LTrue)
+	L.Push(t)
+}
+
+// raise raises an error of the redis object: as in Redis, the script sees
+// its text (with its code, ERR by default) without a position, and an
+// uncaught one ends the script with that text and the line of the call.
+func (vm *luaVM) raise(L *lua.LState, text string) {
+	msg := errorTable(L, text).RawGetString("err").String()
+	if vm.run != nil {
+		vm.run.raised = msg
+	}
+	L.Error(lua.LString(msg), 0)
+}
+
+// errorTable is Redis's {err=...} table for an error text: "-CODE msg"
+// keeps its code, anything else gets ERR (luaPushErrorBuff).
+func errorTable(L *lua.LState, text string) *lua.LTable {
+	code, msg := "ERR", text
+	if strings.HasPrefix(text, "-") {
+		if c, m, ok := strings.Cut(text[1:], " "); ok {
+			code, msg = c, m
+		} else {
+			msg = text[1:]
+		}
+	}
+	t := L.NewTable()
+	t.RawSetString("err", lua.LString(code+" "+strings.TrimRight(msg, "\r\n")))
+	return t
+}
+
+func sha1Hex(s string) string {
+	sum := sha1.Sum([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+// respToLua converts one RESP2 reply to a Lua value, as Redis does: an
+// integer to a number, a bulk string to a string, a nil bulk or array to
+// false, an array to a table, a status to {ok=...} and an error to
+// {err=...}.
+func respToLua(L *lua.LState, b []byte) lua.LValue {
+	v, _ := parseRESP(L, b)
+	return v
+}
+
+// parseRESP converts the reply at the start of b and returns the rest.
+// The replies are the server's own, so they are well formed.
+func parseRESP(L *lua.LState, b []byte) (lua.LValue, []byte) {
+	if len(b) == 0 {
+		return lua.LFalse, nil
+	}
+	end := bytes.Index(b, []byte("\r\n"))
+	line, rest := string(b[1:end]), b[end+2:]
+	switch b[0] {
+	case '+':
+		t := L.NewTable()
+		t.RawSetString("ok", lua.LString(line))
+		return t, rest
+	case '-':
+		return errorTable(L, "-"+line), rest
+	case ':':
+		n, _ := strconv.ParseInt(line, 10, 64)
+		return lua.LNumber(n), rest
+	case '$':
+		n, _ := strconv.Atoi(line)
+		if n < 0 {
+			return lua.LFalse, rest
+		}
+		return lua.LString(rest[:n]), rest[n+2:]
+	case '*':
+		n, _ := strconv.Atoi(line)
+		if n < 0 {
+			return lua.LFalse, rest
+		}
+		t := L.CreateTable(n, 0)
+		for i := 1; i <= n; i++ {
+			var v lua.LValue
+			v, rest = parseRESP(L, rest)
+			t.RawSetInt(i, v)
+		}
+		return t, rest
+	}
+	panic(fmt.Sprintf("server: a reply of type %q in a script", b[0]))
+}
+
+// replyLua writes a script's result as Redis converts it: a string as a
+// bulk, a number as an integer (truncated), true as 1, false and nil as a
+// nil bulk, {err=...} as an error, {ok=...} as a status, and any other
+// table as an array, up to its first nil.
+func replyLua(r Reply, v lua.LValue, depth int) {
+	switch x := v.(type) {
+	case lua.LString:
+		r.BulkString(string(x))
+	case lua.LNumber:
+		r.Int(luaInteger(float64(x)))
+	case lua.LBool:
+		if x {
+			r.Int(1)
+		} else {
+			r.Null()
+		}
+	case *lua.LTable:
+		if e, ok := x.RawGetString("err").(lua.LString); ok {
+			r.Error(sanitize(string(e)))
+			return
+		}
+		if s, ok := x.RawGetString("ok").(lua.LString); ok {
+			r.Status(sanitize(string(s)))
+			return
+		}
+		if depth > maxReplyDepth {
+			r.Error("ERR reached lua stack limit")
+			return
+		}
+		n := 0
+		for x.RawGetInt(n+1) != lua.LNil {
+			n++
+		}
+		r.Array(n)
+		for i := 1; i <= n; i++ {
+			replyLua(r, x.RawGetInt(i), depth+1)
+		}
+	default:
+		r.Null()
+	}
+}
+
+// maxReplyDepth bounds the nesting of a script's reply, as Lua's C stack
+// bounds Redis's conversion.
+const maxReplyDepth = 200
+
+// luaInteger is Redis's conversion of a Lua number to an integer reply: a
+// cast to long long, which truncates.
+func luaInteger(f float64) int64 {
+	switch {
+	case math.IsNaN(f):
+		return math.MinInt64
+	case f >= math.MaxInt64:
+		return math.MinInt64 // as the cast does on x86-64
+	case f <= math.MinInt64:
+		return math.MinInt64
+	}
+	return int64(f)
+}

@@ -1,0 +1,182 @@
+package tests
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// luaScripts are scripts whose replies TestScriptsMatchRedis compares
+// between real redis-server and Shale: conversions both ways, the redis
+// object, error shapes, the sandbox. Each runs as EVAL script 1 a b, after
+// SET str v and LPUSH l a.
+var luaScripts = []string{
+	// Lua to reply.
+	"return 3.99", "return -0.5", "return 1e20", "return {1,2,nil,4}", "return true", "return false", "return nil",
+	"return {1,{2,3},'x'}", "local t = {} t[1]=1 t[3]=3 return t", "return {1, 'a', {ok='x'}, {err='y'}}",
+	"return 'é'", "return {err='My Error'}", "return {err='ERR x'}", "return {err='-Q w'}", "return {ok='fine'}",
+	// Reply to Lua.
+	"return redis.call('get','nokey')", "return redis.call('lrange','l',0,-1)", "return redis.call('set','a','b')",
+	"return redis.call('ping')", "return redis.call('hgetall','nokey')", "return redis.call('exists','a','b')",
+	"return type(redis.call('get','nokey'))", "return type(redis.call('set','a','b'))",
+	"return redis.call('set','a','b').ok", "return type(redis.call('lrange','l',0,-1))",
+	"return redis.call('get', 1.5)", "return redis.call('set', 'f', 0.1) and redis.call('get', 'f')",
+	"return redis.call('set', 'f', 1e20) and redis.call('get', 'f')",
+	"return redis.call('set', 'f', 123456789012345678) and redis.call('get', 'f')",
+	"return redis.call('set', KEYS[1], ARGV[1])", "return #KEYS", "return #ARGV",
+	// The redis object.
+	"return redis.error_reply('boom')", "return redis.error_reply('-X y')", "return redis.error_reply('MYCODE z')",
+	"return redis.status_reply('fine')", "return redis.sha1hex('')", "return redis.sha1hex('abc')",
+	"return redis.REDIS_VERSION", "return {redis.REPL_ALL, redis.REPL_AOF, redis.REPL_REPLICA, redis.REPL_SLAVE, redis.REPL_NONE}",
+	"return {redis.LOG_DEBUG, redis.LOG_VERBOSE, redis.LOG_NOTICE, redis.LOG_WARNING, redis.REDIS_VERSION_NUM}",
+	"redis.log(redis.LOG_WARNING, 'from a script') return 1", "return redis.replicate_commands()",
+	"return redis.setresp(4)", "return redis.set_repl(9)", "return redis.pcall('incr','str')",
+	"local e = redis.pcall('incr','str') return e.err", "local e = redis.pcall('incr','str') return e.ignore_error_stats_update",
+	"local ok, e = pcall(function() redis.call('incr','str') end) return e",
+	"local ok, e = pcall(function() redis.call('incr','str') end) return type(e)",
+	// Errors.
+	"return redis.call('nosuch')", "return redis.call('get')", "return redis.call('incr','str')",
+	"return redis.call('subscribe','c')", "return redis.call('get', {})", "return redis.call('eval', 'return 1', 0)",
+	"return redis.call('multi')", "return redis.call('blpop', 'nolist', 0)", "return redis.call('client','nosuch')",
+	"return redis.call('config','get','maxclients')", "return redis.call()", "error('custom')", "error({err='tbl'})",
+	"local ok, e = pcall(function() error('x') end) return e", "\nlocal a = 1\nerror('on line 3')",
+	"redis.call('incr', 'str')\nreturn 1", "\n\nreturn redis.call('nosuch')",
+	// The sandbox.
+	"x = 5", "return y", "return tostring(print)", "return tostring(io)", "return tostring(os)", "return tostring(dofile)",
+	"return tostring(loadfile)", "return tostring(require)", "return tostring(setfenv)", "return _G.x",
+	"string.foo = 1", "redis.call = nil", "math.x = 1", "_G.y = 1", "return _VERSION", "return type(coroutine)",
+	"return type(load)", "return type(loadstring)", "return type(gcinfo)", "return type(collectgarbage)",
+	"return type(rawset)", "return type(unpack)", "return type(table.getn)", "return type(math.pow)",
+	// Atomic: a script reads its own writes.
+	"redis.call('set','x','1') redis.call('incr','x') return redis.call('get','x')",
+	"redis.call('del','L') redis.call('rpush','L','a','b') return redis.call('lrange','L',0,-1)",
+	"redis.call('select', 9) redis.call('set','x','1') local n = redis.call('dbsize') redis.call('flushdb') return {n, redis.call('dbsize')}",
+}
+
+// TestScriptsMatchRedis runs luaScripts on both servers and compares the
+// replies.
+func TestScriptsMatchRedis(t *testing.T) {
+	redisP, shale := startRedis(t), startShale(t, shaleOpts{})
+	ctx := context.Background()
+	results := func(c *redis.Client) []string {
+		var out []string
+		for _, s := range luaScripts {
+			c.Set(ctx, "str", "v", 0)
+			c.Del(ctx, "l")
+			c.LPush(ctx, "l", "a")
+			got, err := c.Eval(ctx, s, []string{"a"}, "b").Result()
+			out = append(out, fmtReply(got, err))
+		}
+		return out
+	}
+	want, got := results(redisP.Client), results(shale.Client)
+	for i := range luaScripts {
+		if got[i] != want[i] {
+			t.Errorf("EVAL %q:\n\tshale: %s\n\tredis: %s", luaScripts[i], got[i], want[i])
+		}
+	}
+}
+
+// TestScripts runs EVALSHA, EVAL_RO, SCRIPT and the argument errors on both
+// servers.
+func TestScripts(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, c *redis.Client, b backend) {
+		const one = "e0e1f9fabfc9d4800c877a703b823ac0578ff8db" // SHA1 of "return 1"
+		run(t, c, []step{
+			{cmd("SCRIPT", "FLUSH"), ok},
+			{cmd("EVALSHA", one, "0"), errText("NOSCRIPT No matching script. Please use EVAL.")},
+			{cmd("EVALSHA_RO", one, "0"), errText("NOSCRIPT No matching script. Please use EVAL.")},
+			{cmd("SCRIPT", "EXISTS", one, "ffff"), []any{0, 0}},
+			{cmd("SCRIPT", "LOAD", "return 1"), one},
+			{cmd("EVALSHA", one, "0"), 1},
+			{cmd("EVALSHA", "E0E1F9FABFC9D4800C877A703B823AC0578FF8DB", "0"), 1},
+			{cmd("SCRIPT", "EXISTS", one, "ffff"), []any{1, 0}},
+			{cmd("SCRIPT", "FLUSH", "SYNC"), ok},
+			{cmd("SCRIPT", "EXISTS", one), []any{0}},
+			{cmd("EVAL", "return 1", "0"), 1},
+			{cmd("SCRIPT", "EXISTS", one), []any{1}}, // EVAL caches its script
+			{cmd("SCRIPT", "FLUSH", "ASYNC"), ok},
+			{cmd("SCRIPT", "FLUSH", "bad"), errText("ERR SCRIPT FLUSH only support SYNC|ASYNC option")},
+			{cmd("SCRIPT", "KILL"), errText("NOTBUSY No scripts in execution right now.")},
+			{cmd("SCRIPT", "LOAD", "syntax error"), errPrefix("ERR Error compiling script (new function): user_script:1:")},
+			{cmd("EVAL", "return 1", "-1"), errText("ERR Number of keys can't be negative")},
+			{cmd("EVAL", "return 1", "2", "a"), errText("ERR Number of keys can't be greater than number of args")},
+			{cmd("EVAL", "return 1", "x"), errText("ERR value is not an integer or out of range")},
+			{cmd("EVAL", "return 1"), errText("ERR wrong number of arguments for 'eval' command")},
+			{cmd("SET", "a", "b"), ok},
+			{cmd("EVAL_RO", "return redis.call('get', KEYS[1])", "1", "a"), "b"},
+			{cmd("EVAL_RO", "return redis.call('set', KEYS[1], 'c')", "1", "a"),
+				errText("ERR Write commands are not allowed from read-only scripts. script: 9591804fdd163171aeb9358875bf0b66fe1b4c02, on @user_script:1.")},
+			{cmd("SCRIPT", "LOAD", "return redis.call('get', KEYS[1])"), anyString},
+			{cmd("EVALSHA_RO", "4e6d8fc8bb01276962cce5371fa795a7763657ae", "1", "a"), "b"},
+			{cmd("GET", "a"), "b"},
+			{cmd("COMMAND", "GETKEYS", "EVAL", "return 1", "2", "k1", "k2", "arg"), []any{"k1", "k2"}},
+		})
+	})
+}
+
+// TestScriptAtomicUnderConcurrency: 8 clients run a read-modify-write
+// script 10,000 times in all on the same keys; the result is exact, and no
+// reader ever sees one key changed without the other.
+func TestScriptAtomicUnderConcurrency(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, c *redis.Client, b backend) {
+		ctx := context.Background()
+		incr := redis.NewScript(`
+local a = tonumber(redis.call('get', KEYS[1]) or '0')
+local b = tonumber(redis.call('get', KEYS[2]) or '0')
+redis.call('set', KEYS[1], a + 1)
+redis.call('set', KEYS[2], b + 1)
+return a + 1`)
+		const clients, perClient = 8, 1250
+		var wg sync.WaitGroup
+		errs := make(chan error, clients+1)
+		stop := make(chan struct{})
+		go func() { // a reader: a and b move together
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				vals, err := c.MGet(ctx, "sa", "sb").Result()
+				if err != nil {
+					errs <- err
+					return
+				}
+				if fmt.Sprint(vals[0]) != fmt.Sprint(vals[1]) {
+					errs <- fmt.Errorf("a reader saw a=%v b=%v", vals[0], vals[1])
+					return
+				}
+			}
+		}()
+		for range clients {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range perClient {
+					if err := incr.Run(ctx, c, []string{"sa", "sb"}).Err(); err != nil {
+						errs <- err
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		close(stop)
+		select {
+		case err := <-errs:
+			t.Fatal(err)
+		default:
+		}
+		for _, k := range []string{"sa", "sb"} {
+			v, err := c.Get(ctx, k).Result()
+			if err != nil || v != strconv.Itoa(clients*perClient) {
+				t.Errorf("%s = %q (%v), want %d", k, v, err, clients*perClient)
+			}
+		}
+	})
+}
