@@ -57,6 +57,11 @@ type Server struct {
 	// of keyspace notifications published, as letters of
 	// KeyspaceEventClasses. Default "" (none).
 	NotifyKeyspaceEvents string `toml:"notify_keyspace_events"`
+	// BusyReplyThresholdMs is Redis's busy-reply-threshold (lua-time-limit):
+	// once a script has run this many milliseconds, other clients' commands
+	// get BUSY instead of waiting, and SCRIPT KILL may stop it. Default
+	// 5000; 0 answers BUSY at once.
+	BusyReplyThresholdMs int64 `toml:"busy_reply_threshold_ms"`
 	// ProtoMaxBulkLen is the largest bulk string a client may send, and the
 	// largest a string value may grow to (APPEND, SETRANGE), as Redis's
 	// proto-max-bulk-len. Default 512 MiB; at least 1 MiB.
@@ -380,6 +385,7 @@ func Default() Config {
 
 			SlowlogLogSlowerThan: 10000,
 			SlowlogMaxLen:        128,
+			BusyReplyThresholdMs: 5000,
 
 			ProtoMaxBulkLen:         512 * MiB,
 			ProtoMaxMultibulkLen:    1<<31 - 1,

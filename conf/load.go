@@ -64,6 +64,9 @@ func (c *Config) Validate() error {
 	v.nonNegativeDuration("server.timeout", s.Timeout)
 	v.nonNegativeDuration("server.tcp_keepalive", s.TCPKeepalive)
 	v.intMin("server.slowlog_max_len", s.SlowlogMaxLen, 0)
+	if s.BusyReplyThresholdMs < 0 {
+		v.add("server.busy_reply_threshold_ms", "must be at least 0")
+	}
 	if strings.Trim(s.NotifyKeyspaceEvents, KeyspaceEventClasses) != "" {
 		v.add("server.notify_keyspace_events", "has a letter that is not one of "+KeyspaceEventClasses)
 	}

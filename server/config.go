@@ -367,6 +367,8 @@ var configParams = slices.Concat(
 		field("slowlog-log-slower-than", "server.slowlog_log_slower_than", redisInt[int64](-1, math.MaxInt64), func(c *conf.Config) *int64 { return &c.Server.SlowlogLogSlowerThan }, live),
 		field("slowlog-max-len", "server.slowlog_max_len", redisInt[int](0, math.MaxInt64), func(c *conf.Config) *int { return &c.Server.SlowlogMaxLen }, live),
 		field("notify-keyspace-events", "server.notify_keyspace_events", notifyEventsValue, func(c *conf.Config) *string { return &c.Server.NotifyKeyspaceEvents }, live),
+		field("busy-reply-threshold", "server.busy_reply_threshold_ms", redisInt[int64](0, math.MaxInt64), func(c *conf.Config) *int64 { return &c.Server.BusyReplyThresholdMs }, live),
+		field("lua-time-limit", "server.busy_reply_threshold_ms", redisInt[int64](0, math.MaxInt64), func(c *conf.Config) *int64 { return &c.Server.BusyReplyThresholdMs }, live),
 		field("proto-max-bulk-len", "server.proto_max_bulk_len", redisMemory(int64(conf.MiB)), func(c *conf.Config) *conf.ByteSize { return &c.Server.ProtoMaxBulkLen }, live),
 		// At least 4 at runtime: a CONFIG SET of one parameter has 4
 		// arguments, and a lower limit could never be set back.

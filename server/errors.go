@@ -214,6 +214,8 @@ const (
 	errTooManyKeys       replyError = "ERR Number of keys can't be greater than number of args"
 	errScriptFlushOption replyError = "ERR SCRIPT FLUSH only support SYNC|ASYNC option"
 	errNotBusy           replyError = "NOTBUSY No scripts in execution right now."
+	errBusyScript        replyError = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
+	errUnkillable        replyError = "UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command."
 )
 
 // Transactions' errors (multi.go).

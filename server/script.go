@@ -1,11 +1,14 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/tidwall/redcon"
 	lua "github.com/yuin/gopher-lua"
@@ -88,6 +91,11 @@ type scriptRun struct {
 	c        *Ctx
 	g        *store.Group
 	readOnly bool // EVAL_RO: write commands are refused
+	// wrote: the script ran a write command, so SCRIPT KILL may not stop
+	// it; killed: SCRIPT KILL or SHUTDOWN stopped it (through cancel),
+	// and shutdown: SHUTDOWN did, and nothing of it is written.
+	wrote, killed, shutdown atomic.Bool
+	cancel                  context.CancelFunc
 	// raised is the text of the last error the redis object raised, to
 	// tell it from a Lua error when it ends the script.
 	raised string
@@ -133,6 +141,9 @@ func (r *scriptRun) command(args [][]byte) (reply []byte, errText string) {
 	}
 	out := &captureConn{Conn: r.c.Conn}
 	ctx := &Ctx{Conn: out, Srv: s, Client: cl, DB: cl.currentDB().InGroup(r.g)}
+	if flags&Write != 0 {
+		r.wrote.Store(true)
+	}
 	s.call(ctx, cmd, sub, run, args)
 	if len(out.b) > 0 && out.b[0] == '-' {
 		return nil, strings.TrimSuffix(string(out.b[1:]), "\r\n")
@@ -248,6 +259,10 @@ func (s *Server) runScript(c *Ctx, sha string, proto *lua.FunctionProto, keys, a
 	fn := L.NewFunctionFromProto(proto)
 	fn.Env = vm.env
 	L.Push(fn)
+	ctx, cancel := context.WithCancel(context.Background())
+	run.cancel = cancel
+	L.SetContext(ctx)
+	s.scriptRunning.begin(run)
 	var errLine string
 	handler := L.NewFunction(func(L *lua.LState) int {
 		// Where the error came from: the innermost line of the script.
@@ -260,6 +275,9 @@ func (s *Server) runScript(c *Ctx, sha string, proto *lua.FunctionProto, keys, a
 		return 1
 	})
 	err := L.PCall(0, 1, handler)
+	s.scriptRunning.end()
+	L.RemoveContext()
+	cancel()
 	cl.txn.running = running
 	vm.run = nil
 	var result lua.LValue = lua.LNil
@@ -270,6 +288,13 @@ func (s *Server) runScript(c *Ctx, sha string, proto *lua.FunctionProto, keys, a
 	L.SetTop(0)
 	vm.globals.RawSetString("KEYS", lua.LNil)
 	vm.globals.RawSetString("ARGV", lua.LNil)
+	if run.shutdown.Load() {
+		// SHUTDOWN stopped it: nothing of it is written, and its
+		// connection closes without a reply, as in Redis.
+		g.Abort()
+		c.Conn = mutedConn{c.Conn}
+		return nil
+	}
 	if cerr := g.Commit(); cerr != nil {
 		s.dropEvents(cl)
 		return cerr
@@ -281,6 +306,9 @@ func (s *Server) runScript(c *Ctx, sha string, proto *lua.FunctionProto, keys, a
 		s.keyReady(nil, bk.db, []byte(bk.key))
 	}
 	if err != nil {
+		if run.killed.Load() {
+			return replyError("ERR Script killed by user with SCRIPT KILL... script: " + sha + ", on @" + scriptChunk + ":" + errLine + ".")
+		}
 		return scriptError(err, sha, errLine, run.raised)
 	}
 	replyLua(c.Reply(), result, 0)
@@ -369,10 +397,102 @@ func cmdScriptFlush(c *Ctx, args [][]byte) error {
 	return nil
 }
 
-// SCRIPT KILL: a script runs under the world lock, and this command waits
-// for no lock, but nothing stops a running script yet.
+// SCRIPT KILL: stops the running script, unless it wrote. It takes no
+// lock, so it runs while the script holds the world lock.
 func cmdScriptKill(c *Ctx, _ [][]byte) error {
-	return errNotBusy
+	run := c.Srv.scriptRunning.current()
+	switch {
+	case run == nil:
+		return errNotBusy
+	case run.wrote.Load():
+		return errUnkillable
+	}
+	run.killed.Store(true)
+	run.cancel()
+	c.Reply().OK()
+	return nil
+}
+
+// runningScript is the script running now, if any: SCRIPT KILL stops it,
+// SHUTDOWN too, and the dispatcher answers BUSY to others once it has run
+// for longer than busy-reply-threshold.
+type runningScript struct {
+	mu      sync.Mutex
+	run     *scriptRun
+	done    chan struct{} // closed when run ends
+	started atomic.Int64  // unix ns it started; 0: none runs
+}
+
+func (r *runningScript) begin(run *scriptRun) {
+	r.mu.Lock()
+	r.run, r.done = run, make(chan struct{})
+	r.mu.Unlock()
+	r.started.Store(time.Now().UnixNano())
+}
+
+func (r *runningScript) end() {
+	r.started.Store(0)
+	r.mu.Lock()
+	close(r.done)
+	r.run, r.done = nil, nil
+	r.mu.Unlock()
+}
+
+// waitBusy waits, while a script runs, until it ends or has run for
+// threshold, and reports whether it is still running then: a command
+// that arrives during a script runs after it, as in Redis, or gets BUSY.
+func (r *runningScript) waitBusy(threshold time.Duration) bool {
+	r.mu.Lock()
+	done, started := r.done, r.started.Load()
+	r.mu.Unlock()
+	if done == nil {
+		return false
+	}
+	if wait := threshold - time.Since(time.Unix(0, started)); wait > 0 {
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		select {
+		case <-done:
+			return false
+		case <-t.C:
+		}
+	}
+	select {
+	case <-done:
+		return false
+	default:
+		return true
+	}
+}
+
+func (r *runningScript) current() *scriptRun {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.run
+}
+
+// busyRefuses is called while a script runs: it reports whether cmd (sub:
+// its subcommand, or -1) must get BUSY. An allow_busy command (SCRIPT
+// KILL, SHUTDOWN...) runs at once; any other waits for the script to end,
+// and gets BUSY once it has run for busy-reply-threshold.
+func (s *Server) busyRefuses(cmd *Command, sub int) bool {
+	flags := cmd.Flags
+	if sub >= 0 {
+		flags |= cmd.Subcommands[sub].Flags
+	}
+	if flags&AllowBusy != 0 {
+		return false
+	}
+	return s.scriptRunning.waitBusy(time.Duration(s.config().Server.BusyReplyThresholdMs) * time.Millisecond)
+}
+
+// stopForShutdown stops the running script, written or not: SHUTDOWN
+// discards what it wrote, as SHUTDOWN NOSAVE loses it in Redis.
+func (r *runningScript) stopForShutdown() {
+	if run := r.current(); run != nil {
+		run.shutdown.Store(true)
+		run.cancel()
+	}
 }
 
 // SCRIPT HELP

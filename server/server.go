@@ -37,28 +37,29 @@ type Server struct {
 	configFile string     // INFO's config_file, "" = none; guarded by mu (SetConfigFile)
 	configMu   sync.Mutex // serializes CONFIG SET; taken before mu, never while holding it
 
-	clients    map[int64]*Client
-	nextID     atomic.Int64
-	started    time.Time
-	stats      serverStats
-	shutdown   chan struct{}
-	stopOnce   sync.Once
-	closeOnce  sync.Once
-	serveDone  chan struct{}
-	shutdownMu sync.Mutex
-	blocking   blockRegistry              // clients parked in BLPOP and the like (blocking.go)
-	pause      pauser                     // CLIENT PAUSE (pause.go)
-	backup     backups                    // BGSAVE (backup.go)
-	slowlog    slowlog                    // SLOWLOG (slowlog.go)
-	monitors   monitorSet                 // MONITOR clients (monitor.go)
-	watches    watchRegistry              // WATCHed keys (multi.go)
-	scripts    scriptCache                // EVAL's and SCRIPT LOAD's scripts (script.go)
-	notify     atomic.Uint32              // notify-keyspace-events, a notifyClass (notify.go)
-	pubsub     pubsubHub                  // subscriptions (pubsub.go)
-	metrics    *metricsServer             // /metrics, nil when metrics.addr is "" (metrics.go)
-	statsStop  chan struct{}              // ends the ops sampler
-	limits     atomic.Pointer[connLimits] // protocol and buffer limits (guard_conn.go)
-	diskLog    zerolog.Logger             // log, at most one line a second: a broken disk fails every write
+	clients       map[int64]*Client
+	nextID        atomic.Int64
+	started       time.Time
+	stats         serverStats
+	shutdown      chan struct{}
+	stopOnce      sync.Once
+	closeOnce     sync.Once
+	serveDone     chan struct{}
+	shutdownMu    sync.Mutex
+	blocking      blockRegistry              // clients parked in BLPOP and the like (blocking.go)
+	pause         pauser                     // CLIENT PAUSE (pause.go)
+	backup        backups                    // BGSAVE (backup.go)
+	slowlog       slowlog                    // SLOWLOG (slowlog.go)
+	monitors      monitorSet                 // MONITOR clients (monitor.go)
+	watches       watchRegistry              // WATCHed keys (multi.go)
+	scripts       scriptCache                // EVAL's and SCRIPT LOAD's scripts (script.go)
+	scriptRunning runningScript              // the script running now (script.go)
+	notify        atomic.Uint32              // notify-keyspace-events, a notifyClass (notify.go)
+	pubsub        pubsubHub                  // subscriptions (pubsub.go)
+	metrics       *metricsServer             // /metrics, nil when metrics.addr is "" (metrics.go)
+	statsStop     chan struct{}              // ends the ops sampler
+	limits        atomic.Pointer[connLimits] // protocol and buffer limits (guard_conn.go)
+	diskLog       zerolog.Logger             // log, at most one line a second: a broken disk fails every write
 
 	// Shutdown: closing stops new commands from running; inflight counts
 	// the ones running; drained lets the listener's Accept fail, after which
@@ -176,6 +177,7 @@ func (s *Server) Close() error {
 		s.pause.close()
 		s.monitors.close()
 		s.st.CancelManualCompactions() // a COMPACT under way returns now
+		s.scriptRunning.stopForShutdown()
 		deadline := time.Now().Add(shutdownGrace)
 		for s.inflight.Load() > 0 && time.Now().Before(deadline) {
 			time.Sleep(2 * time.Millisecond)
@@ -365,6 +367,10 @@ func (s *Server) dispatch(c *Client, conn redcon.Conn, args [][]byte) {
 	}
 	if err := subscribedModeError(c, cmd, sub); err != "" {
 		s.rejectCommand(c, conn, cmd, err)
+		return
+	}
+	if s.scriptRunning.started.Load() != 0 && s.busyRefuses(cmd, sub) {
+		s.rejectCommand(c, conn, cmd, errBusyScript)
 		return
 	}
 	if err := shape.check(shapeName, args); err != "" {

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -177,6 +179,67 @@ return a + 1`)
 			if err != nil || v != strconv.Itoa(clients*perClient) {
 				t.Errorf("%s = %q (%v), want %d", k, v, err, clients*perClient)
 			}
+		}
+	})
+}
+
+// TestScriptBusyAndKill: once a script has run busy-reply-threshold, other
+// clients get BUSY; SCRIPT KILL stops a script that has not written, not one
+// that has (UNKILLABLE), and SHUTDOWN NOSAVE stops the server all the same.
+func TestScriptBusyAndKill(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, c *redis.Client, b backend) {
+		ctx := context.Background()
+		if err := c.ConfigSet(ctx, "lua-time-limit", "100").Err(); err != nil {
+			t.Fatal(err)
+		}
+		loop := func(body string) chan error {
+			done := make(chan error, 1)
+			conn := c.Conn()
+			go func() {
+				defer conn.Close()
+				done <- conn.Eval(ctx, body+" local i = 0 while true do i = i + 1 end", nil).Err()
+			}()
+			// Wait for BUSY.
+			deadline := time.Now().Add(10 * time.Second)
+			for {
+				err := c.Get(ctx, "x").Err()
+				if err != nil && strings.HasPrefix(err.Error(), "BUSY ") {
+					if err.Error() != "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE." {
+						t.Errorf("BUSY text %q", err)
+					}
+					return done
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("no BUSY after 10 s: %v", err)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		}
+		done := loop("")
+		run(t, c, []step{{cmd("SCRIPT", "KILL"), ok}})
+		if err := <-done; err == nil || err.Error() != "ERR Script killed by user with SCRIPT KILL... script: 6ff4c80fcf28b62e1748cbd59857ba626da18379, on @user_script:1." {
+			t.Errorf("the killed script's reply: %v", err)
+		}
+		run(t, c, []step{
+			{cmd("SCRIPT", "KILL"), errText("NOTBUSY No scripts in execution right now.")},
+			{cmd("SET", "x", "1"), ok},
+		})
+		done = loop("redis.call('set', 'w', '1')")
+		run(t, c, []step{
+			{cmd("SCRIPT", "KILL"), errText("UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.")},
+		})
+		c.Do(ctx, "SHUTDOWN", "NOSAVE")
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the script's client got nothing 10 s after SHUTDOWN NOSAVE")
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for !b.Proc.exited() {
+			if time.Now().After(deadline) {
+				t.Fatal("the server still runs 10 s after SHUTDOWN NOSAVE")
+			}
+			time.Sleep(20 * time.Millisecond)
 		}
 	})
 }
