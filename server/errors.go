@@ -214,6 +214,7 @@ const (
 	errTooManyKeys       replyError = "ERR Number of keys can't be greater than number of args"
 	errScriptFlushOption replyError = "ERR SCRIPT FLUSH only support SYNC|ASYNC option"
 	errNotBusy           replyError = "NOTBUSY No scripts in execution right now."
+	errInvalidShebang    replyError = "ERR Invalid script shebang"
 	errBusyScript        replyError = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
 	errUnkillable        replyError = "UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command."
 )

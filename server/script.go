@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -29,33 +30,33 @@ import (
 // by the SHA1 of their body, in memory as Redis keeps them.
 type scriptCache struct {
 	mu     sync.RWMutex
-	protos map[string]*lua.FunctionProto
+	protos map[string]*compiledScript
 	vms    sync.Pool // *luaVM, reused across runs
 }
 
-func (sc *scriptCache) get(sha string) *lua.FunctionProto {
+func (sc *scriptCache) get(sha string) *compiledScript {
 	sc.mu.RLock()
 	defer sc.mu.RUnlock()
 	return sc.protos[sha]
 }
 
 // load compiles body, caches it and returns its SHA1.
-func (sc *scriptCache) load(body string) (string, *lua.FunctionProto, error) {
+func (sc *scriptCache) load(body string) (string, *compiledScript, error) {
 	sha := sha1Hex(body)
 	if p := sc.get(sha); p != nil {
 		return sha, p, nil
 	}
-	proto, err := compileScript(body)
+	script, err := compileScript(body)
 	if err != nil {
 		return "", nil, err
 	}
 	sc.mu.Lock()
 	if sc.protos == nil {
-		sc.protos = make(map[string]*lua.FunctionProto)
+		sc.protos = make(map[string]*compiledScript)
 	}
-	sc.protos[sha] = proto
+	sc.protos[sha] = script
 	sc.mu.Unlock()
-	return sha, proto, nil
+	return sha, script, nil
 }
 
 func (sc *scriptCache) flush() {
@@ -64,14 +65,64 @@ func (sc *scriptCache) flush() {
 	sc.mu.Unlock()
 }
 
+// compiledScript is a script ready to run, and what its shebang says.
+type compiledScript struct {
+	proto *lua.FunctionProto
+	// noWrites: its shebang has flags=no-writes, so write commands are
+	// refused, as in EVAL_RO.
+	noWrites bool
+}
+
+// scriptFlagNames are the flags a script's shebang may give
+// (#!lua flags=no-writes,allow-stale); Shale acts on no-writes, and has
+// no memory limit, replicas or cluster for the others to change anything.
+var scriptFlagNames = []string{"no-writes", "allow-oom", "allow-stale", "no-cluster", "allow-cross-slot-keys"}
+
+// parseShebang reads a script's "#!lua [flags=a,b]" first line, as Redis
+// 7.0 does: the body to compile (the shebang's line left empty, so that
+// line numbers stay), and whether it has no-writes.
+func parseShebang(body string) (rest string, noWrites bool, err error) {
+	if !strings.HasPrefix(body, "#!") {
+		return body, false, nil
+	}
+	end := strings.IndexByte(body, '\n')
+	if end < 0 {
+		return "", false, errInvalidShebang
+	}
+	parts := strings.Fields(body[:end])
+	if parts[0] != "#!lua" {
+		return "", false, replyError("ERR Unexpected engine in script shebang: " + sanitize(parts[0]))
+	}
+	for _, p := range parts[1:] {
+		list, ok := strings.CutPrefix(p, "flags=")
+		if !ok {
+			return "", false, replyError("ERR Unknown lua shebang option: " + sanitize(p))
+		}
+		for _, f := range strings.Split(list, ",") {
+			switch {
+			case f == "" && list == "":
+			case !slices.Contains(scriptFlagNames, f):
+				return "", false, replyError("ERR Unexpected flag in script shebang: " + sanitize(f))
+			case f == "no-writes":
+				noWrites = true
+			}
+		}
+	}
+	return body[end:], noWrites, nil
+}
+
 // compileScript compiles a script body, with Redis's error for a script
 // that does not compile.
-func compileScript(body string) (*lua.FunctionProto, error) {
+func compileScript(body string) (*compiledScript, error) {
+	body, noWrites, err := parseShebang(body)
+	if err != nil {
+		return nil, err
+	}
 	chunk, err := parse.Parse(strings.NewReader(body), scriptChunk)
 	if err == nil {
 		var proto *lua.FunctionProto
 		if proto, err = lua.Compile(chunk, scriptChunk); err == nil {
-			return proto, nil
+			return &compiledScript{proto: proto, noWrites: noWrites}, nil
 		}
 	}
 	msg := err.Error()
@@ -201,11 +252,11 @@ func evalBody(c *Ctx, args [][]byte, readOnly bool) error {
 	if err != nil {
 		return err
 	}
-	sha, proto, err := c.Srv.scripts.load(string(args[1]))
+	sha, script, err := c.Srv.scripts.load(string(args[1]))
 	if err != nil {
 		return err
 	}
-	return c.Srv.runScript(c, sha, proto, keys, argv, readOnly)
+	return c.Srv.runScript(c, sha, script, keys, argv, readOnly)
 }
 
 func evalSha(c *Ctx, args [][]byte, readOnly bool) error {
@@ -214,11 +265,11 @@ func evalSha(c *Ctx, args [][]byte, readOnly bool) error {
 		return err
 	}
 	sha := strings.ToLower(string(args[1]))
-	proto := c.Srv.scripts.get(sha)
-	if proto == nil {
+	script := c.Srv.scripts.get(sha)
+	if script == nil {
 		return errNoScript
 	}
-	return c.Srv.runScript(c, sha, proto, keys, argv, readOnly)
+	return c.Srv.runScript(c, sha, script, keys, argv, readOnly)
 }
 
 // scriptArgs splits EVAL's arguments after the script into KEYS and ARGV.
@@ -240,7 +291,7 @@ func scriptArgs(args [][]byte) (keys, argv [][]byte, err error) {
 var scriptErrorLine = regexp.MustCompile(`^` + scriptChunk + `:(\d+):`)
 
 // runScript runs a compiled script atomically and replies its result.
-func (s *Server) runScript(c *Ctx, sha string, proto *lua.FunctionProto, keys, argv [][]byte, readOnly bool) error {
+func (s *Server) runScript(c *Ctx, sha string, script *compiledScript, keys, argv [][]byte, readOnly bool) error {
 	cl := c.Client
 	vm, _ := s.scripts.vms.Get().(*luaVM)
 	if vm == nil {
@@ -250,13 +301,13 @@ func (s *Server) runScript(c *Ctx, sha string, proto *lua.FunctionProto, keys, a
 	L := vm.L
 	g := s.st.BeginTxn(true)
 	defer g.Abort() // a panic leaves no lock held; a no-op after Commit
-	run := &scriptRun{s: s, c: c, g: g, readOnly: readOnly}
+	run := &scriptRun{s: s, c: c, g: g, readOnly: readOnly || script.noWrites}
 	vm.run = run
 	vm.globals.RawSetString("KEYS", luaStrings(L, keys))
 	vm.globals.RawSetString("ARGV", luaStrings(L, argv))
 	running := cl.txn.running
 	cl.txn.running = true // blocking commands try once; signals wait for the commit
-	fn := L.NewFunctionFromProto(proto)
+	fn := L.NewFunctionFromProto(script.proto)
 	fn.Env = vm.env
 	L.Push(fn)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -53,6 +53,11 @@ var luaScripts = []string{
 	"string.foo = 1", "redis.call = nil", "math.x = 1", "_G.y = 1", "return _VERSION", "return type(coroutine)",
 	"return type(load)", "return type(loadstring)", "return type(gcinfo)", "return type(collectgarbage)",
 	"return type(rawset)", "return type(unpack)", "return type(table.getn)", "return type(math.pow)",
+	// The shebang.
+	"#!lua flags=no-writes\nreturn redis.call('set','a','b')", "#!lua flags=no-writes\nerror('x')",
+	"#!lua\nreturn redis.call('set','a','b')", "#!luax\nreturn 1", "#!lua flags=bad\nreturn 1",
+	"#!lua flags=no-writes,allow-stale,no-cluster,allow-cross-slot-keys,allow-oom\nreturn 1", "#!lua name=x\nreturn 1",
+	"#!lua flags=\nreturn 2", "#! lua\nreturn 3", "#!lua flags=no-writes return 4", "#!lua  flags=no-writes\nreturn redis.call('get','a')",
 	// Atomic: a script reads its own writes.
 	"redis.call('set','x','1') redis.call('incr','x') return redis.call('get','x')",
 	"redis.call('del','L') redis.call('rpush','L','a','b') return redis.call('lrange','L',0,-1)",
