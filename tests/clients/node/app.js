@@ -14,6 +14,7 @@
 
 const assert = require("node:assert/strict");
 const Redis = require("ioredis");
+const { default: Redlock, ExecutionError } = require("redlock");
 const { ReplyError } = Redis;
 
 const port = Number(process.argv[2]);
@@ -31,12 +32,12 @@ function check(name, got, want) {
 
 // rejects awaits promise and checks it failed with a ReplyError whose
 // message starts with prefix.
-async function rejects(name, promise, prefix) {
+async function rejects(name, promise, prefix, errorClass = ReplyError) {
   let got;
   try {
     got = await promise;
   } catch (e) {
-    if (!(e instanceof ReplyError)) {
+    if (!(e instanceof errorClass)) {
       fail(`${name}: ${e.constructor.name} ${e.message}, want a ReplyError`);
     }
     if (!e.message.startsWith(prefix)) {
@@ -331,6 +332,45 @@ async function pubsub(r) {
   check("numsub after the subscriber left", numsub, ["news", 0]);
 }
 
+// scripts: Lua as applications run it. Redlock (the redlock package, which
+// locks with EVALSHA scripts and falls back to EVAL), ioredis's
+// defineCommand, and a sliding-window rate limiter.
+async function scripts(r) {
+  const redlock = new Redlock([r], { retryCount: 0 });
+  const lock = await redlock.acquire(["lock:a", "lock:b"], 10000);
+  check("redlock holds", await r.mget("lock:a", "lock:b"), [lock.value, lock.value]);
+  await rejects("redlock second acquire", redlock.acquire(["lock:b"], 10000), "The operation was unable to achieve a quorum", ExecutionError);
+  const longer = await lock.extend(20000);
+  check("redlock extend", (await r.pttl("lock:a")) > 10000, true);
+  await longer.release();
+  check("redlock released", await r.exists("lock:a", "lock:b"), 0);
+  // A lock taken over by someone else is not released by the old holder.
+  const mine = await redlock.acquire(["lock:c"], 10000);
+  await r.set("lock:c", "someone-else");
+  await rejects("redlock release of a stolen lock", mine.release(), "The operation was unable to achieve a quorum", ExecutionError);
+  check("stolen lock kept", await r.get("lock:c"), "someone-else");
+
+  r.defineCommand("incrCapped", {
+    numberOfKeys: 1,
+    lua: "local v = redis.call('incr', KEYS[1]) if v > tonumber(ARGV[1]) then redis.call('set', KEYS[1], ARGV[1]) return tonumber(ARGV[1]) end return v",
+  });
+  const capped = [];
+  for (let i = 0; i < 5; i++) capped.push(await r.incrCapped("capped", 3));
+  check("defineCommand", capped, [1, 2, 3, 3, 3]);
+
+  const limiter = `
+local now, window, limit = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+redis.call('zremrangebyscore', KEYS[1], '-inf', now - window)
+if redis.call('zcard', KEYS[1]) >= limit then return 0 end
+redis.call('zadd', KEYS[1], now, ARGV[4])
+redis.call('pexpire', KEYS[1], window)
+return 1`;
+  const allowed = [];
+  for (let i = 0; i < 6; i++) allowed.push(await r.eval(limiter, 1, "rate:user1", 1000 + i, 100, 4, `req${i}`));
+  check("rate limiter window", allowed, [1, 1, 1, 1, 0, 0]);
+  check("rate limiter after the window", await r.eval(limiter, 1, "rate:user1", 1200, 100, 4, "late"), 1);
+}
+
 async function server(r) {
   check("ping", await r.ping(), "PONG");
   check("client getname", await r.client("GETNAME"), "shale-e2e-node");
@@ -398,6 +438,7 @@ async function main() {
   await sortedSets(r);
   await errors(r);
   await pubsub(r);
+  await scripts(r);
   await server(r);
   await r.quit();
   console.log(`PASS ${checks} checks`);

@@ -356,6 +356,47 @@ def pubsub(r):
     check("numsub after the subscriber left", r.pubsub_numsub("news"), [("news", 0)])
 
 
+# Sidekiq's scheduler moves due jobs with a script like this one: pop the
+# first job whose score (run-at time) is due.
+ZPOPBYSCORE = """
+local key, now = KEYS[1], ARGV[1]
+local jobs = redis.call("zrangebyscore", key, "-inf", now, "limit", 0, 1)
+if jobs[1] then
+  redis.call("zrem", key, jobs[1])
+  return jobs[1]
+end
+"""
+
+
+def scripts(r):
+    """Lua as redis-py applications run it: register_script (EVALSHA with
+    an EVAL fallback), redis-py's Lock, and Sidekiq's zpopbyscore."""
+    r.script_flush()
+    zpop = r.register_script(ZPOPBYSCORE)
+    r.zadd("schedule", {"job-late": 300, "job-a": 100, "job-b": 200})
+    check("zpopbyscore first", zpop(keys=["schedule"], args=[250]), "job-a")
+    check("zpopbyscore second", zpop(keys=["schedule"], args=[250]), "job-b")
+    check("zpopbyscore none due", zpop(keys=["schedule"], args=[250]), None)
+    check("zpopbyscore left", r.zrange("schedule", 0, -1), ["job-late"])
+    check("script cached", r.script_exists(zpop.sha), [True])
+
+    lock = r.lock("resource", timeout=10)
+    check("lock acquire", lock.acquire(blocking=False), True)
+    check("lock held elsewhere", r.lock("resource", timeout=10).acquire(blocking=False), False)
+    lock.extend(10)
+    check("lock extended", r.pttl("resource") > 10000, True)
+    lock.release()
+    check("lock released", r.exists("resource"), 0)
+    stolen = r.lock("resource2", timeout=10)
+    stolen.acquire(blocking=False)
+    r.set("resource2", "someone-else")
+    raises("release of a stolen lock", redis.exceptions.LockNotOwnedError,
+           "Cannot release a lock that's no longer owned", stolen.release)
+
+    # redis-py drops the error's ERR code.
+    raises("script error", redis.exceptions.ResponseError, "user_script:1: boom script: ", r.eval, "error('boom')", 0)
+
+
 def server(r):
     check("ping", r.ping(), True)
     check("echo", r.echo("hi"), "hi")
@@ -449,6 +490,7 @@ def main():
     sorted_sets(r)
     errors(r)
     pubsub(r)
+    scripts(r)
     server(r)
     r.close()
     print(f"PASS {CHECKS} checks")
