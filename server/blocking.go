@@ -189,7 +189,7 @@ func (r *blockRegistry) close() {
 // waits forever. keys may repeat. It returns try's error, or nil once a
 // reply is written.
 func (s *Server) blockOn(c *Ctx, keys [][]byte, timeout time.Duration, kind string, try func(keys [][]byte) (served bool, err error)) error {
-	if c.Client != nil && c.Client.txn.running {
+	if c.Client != nil && c.Client.atomicRun.active {
 		// In a transaction, as in Redis, a blocking command is its
 		// non-blocking form: one try, and the timeout's reply.
 		served, err := try(keys)
@@ -309,10 +309,10 @@ func watchConn(c *Ctx) (gone <-chan struct{}, stop func()) {
 // now hold what they wait for, and serves them before it returns; see the
 // top of this file. Call it after the write, with no key lock held.
 func (c *Ctx) signalKeyReady(db int, key []byte) {
-	if c.Client != nil && c.Client.txn.running {
+	if c.Client != nil && c.Client.atomicRun.active {
 		// The transaction holds the key's lock until its commit (EXEC).
 		if c.Srv.blocking.waiting.Load() != 0 {
-			c.Client.txn.ready = append(c.Client.txn.ready, blockKey{db, string(key)})
+			c.Client.atomicRun.ready = append(c.Client.atomicRun.ready, blockKey{db, string(key)})
 		}
 		return
 	}

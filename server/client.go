@@ -41,6 +41,13 @@ type Client struct {
 	skipSetNow   bool          // this command is CLIENT REPLY SKIP
 	pipe         pipelineGroup // pipelined commands sharing one write (pipeline.go)
 	txn          txnState      // MULTI's queue and WATCH's keys (multi.go)
+	// atomicRun is set while EXEC or a script runs the client's commands
+	// in one group holding their locks: blocking commands try once, and
+	// keys made ready for blocked clients wait in ready for the commit.
+	atomicRun struct {
+		active bool
+		ready  []blockKey
+	}
 	// log is what the client's writes did (its database views keep it:
 	// types.DB.Logging); events are the keyspace events of its writes that
 	// wait for their group's or transaction's commit (notify.go).

@@ -240,7 +240,7 @@ func cmdMonitor(c *Ctx, _ [][]byte) error {
 	if c.Client.isMonitor() {
 		return nil // Redis ignores MONITOR from a monitor, without a reply
 	}
-	if c.Client.txn.running {
+	if c.Client.atomicRun.active {
 		return errMonitorInExec
 	}
 	c.Reply().OK()

@@ -46,11 +46,6 @@ type txnState struct {
 	active  bool // between MULTI and EXEC or DISCARD
 	aborted bool // a command was refused while queueing: EXEC answers EXECABORT
 	queued  []queuedCommand
-	// running is set while EXEC runs the queue: blocking commands try
-	// once, and keys made ready for blocked clients wait in ready for the
-	// commit.
-	running bool
-	ready   []blockKey
 	watched []watchedKey
 	// dirty: a watched key was written since WATCH.
 	dirty atomic.Bool
@@ -255,16 +250,16 @@ func cmdExec(c *Ctx, _ [][]byte) error {
 		mark = bufferedLen(wr)
 	}
 	c.Reply().Array(len(t.queued))
-	t.running = true
+	cl.atomicRun.active = true
 	for i := range t.queued {
 		q := &t.queued[i]
 		ctx := &Ctx{Conn: c.Conn, Srv: s, Client: cl, DB: cl.currentDB().InGroup(g)}
 		s.call(ctx, q.cmd, q.sub, q.run, q.args)
 	}
-	t.running = false
+	cl.atomicRun.active = false
 	err := g.Commit()
-	ready := t.ready
-	t.ready = nil
+	ready := cl.atomicRun.ready
+	cl.atomicRun.ready = nil
 	if err != nil {
 		// Nothing was written: the replies already buffered must not
 		// leave. If they have left (a huge reply flushed them), the

@@ -483,7 +483,7 @@ func (s *Server) endEvents(c *Ctx) {
 	if log.Writes != c.writesBefore {
 		cl.events = orderEvents(cl.events, c, log.Facts)
 	}
-	alone := !cl.pipe.active() && !cl.txn.running
+	alone := !cl.pipe.active() && !cl.atomicRun.active
 	if alone {
 		s.publishEvents(cl)
 	}

@@ -238,7 +238,7 @@ func (c *Ctx) subscribe(k subKind, names [][]byte) {
 	// command that cannot join one commits it before it runs. Inside EXEC
 	// they wait for the rest of EXEC's reply, which a flush would cut in
 	// two: a message may then come before them, never inside a reply.
-	if w := redcon.BaseWriter(cl.conn); w != nil && !cl.txn.running {
+	if w := redcon.BaseWriter(cl.conn); w != nil && !cl.atomicRun.active {
 		_ = w.Flush()
 	}
 }

@@ -305,8 +305,8 @@ func (s *Server) runScript(c *Ctx, sha string, script *compiledScript, keys, arg
 	vm.run = run
 	vm.globals.RawSetString("KEYS", luaStrings(L, keys))
 	vm.globals.RawSetString("ARGV", luaStrings(L, argv))
-	running := cl.txn.running
-	cl.txn.running = true // blocking commands try once; signals wait for the commit
+	running := cl.atomicRun.active
+	cl.atomicRun.active = true // blocking commands try once; signals wait for the commit
 	fn := L.NewFunctionFromProto(script.proto)
 	fn.Env = vm.env
 	L.Push(fn)
@@ -329,7 +329,7 @@ func (s *Server) runScript(c *Ctx, sha string, script *compiledScript, keys, arg
 	s.scriptRunning.end()
 	L.RemoveContext()
 	cancel()
-	cl.txn.running = running
+	cl.atomicRun.active = running
 	vm.run = nil
 	var result lua.LValue = lua.LNil
 	if err == nil {
@@ -351,8 +351,8 @@ func (s *Server) runScript(c *Ctx, sha string, script *compiledScript, keys, arg
 		return cerr
 	}
 	s.publishEvents(cl)
-	ready := cl.txn.ready
-	cl.txn.ready = nil
+	ready := cl.atomicRun.ready
+	cl.atomicRun.ready = nil
 	for _, bk := range ready {
 		s.keyReady(nil, bk.db, []byte(bk.key))
 	}
