@@ -11,7 +11,16 @@ import (
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/shaledb/shale/server/lualib"
 )
+
+func init() {
+	// gopher-lua grows a table's array part up to its largest integer
+	// key: t[60000000] = 1 would allocate about a gigabyte. Past this
+	// index, keys go to the hash part, as in Lua 5.1.
+	lua.MaxArrayIndex = 1 << 20
+}
 
 // The Lua side of scripting: interpreter states with Redis 7.0's sandbox
 // and its redis object, and the conversions between Lua values and
@@ -67,6 +76,7 @@ func newLuaVM() *luaVM {
 		g.RawSetString(name, lua.LNil)
 	}
 	g.RawSetString("redis", vm.redisObject())
+	lualib.Open(L) // cjson, cmsgpack, struct, bit
 	// gcinfo, which gopher-lua lacks: the memory in use, in KiB.
 	g.RawSetString("gcinfo", L.NewFunction(func(L *lua.LState) int {
 		var ms runtime.MemStats

@@ -31,7 +31,8 @@ var allowedImports = map[string][]string{
 	"server/store/storetest": {"conf", "server/store"}, // test helper (STYLE.md B8)
 	"server/types":           {"metadata", "subkey", "server/store"},
 	"server/resp":            {},
-	"server":                 {"conf", "server/resp", "server/store", "server/types"},
+	"server/lualib":          {},
+	"server":                 {"conf", "server/lualib", "server/resp", "server/store", "server/types"},
 }
 
 // testImports lists, for each package of ours, what its tests (in-package
@@ -66,6 +67,7 @@ var thirdPartyOwners = map[string][]string{
 	"github.com/tidwall/redcon":           {"server", "cmd/shale-bench-compare"},
 	"github.com/prometheus/client_golang": {"server"},
 	"github.com/redis/go-redis":           {"tests", "cmd/shale-bench-compare"},
+	"github.com/yuin/gopher-lua":          {"server", "server/lualib"},
 }
 
 // thirdPartyForbidden lists, for each package of ours, libraries it and its

@@ -53,6 +53,12 @@ var luaScripts = []string{
 	"string.foo = 1", "redis.call = nil", "math.x = 1", "_G.y = 1", "return _VERSION", "return type(coroutine)",
 	"return type(load)", "return type(loadstring)", "return type(gcinfo)", "return type(collectgarbage)",
 	"return type(rawset)", "return type(unpack)", "return type(table.getn)", "return type(math.pow)",
+	// The libraries (server/lualib has their byte-exact tests).
+	"return cjson.encode({1,2,{a=3}})", "return cjson.decode('[1,2,{\"a\":3}]')[3].a", "return cjson.encode(cjson.decode('{\"x\":null}'))",
+	"return cmsgpack.pack(1, -1, 2^40, 1.5, 'x', {1,2})", "return {cmsgpack.unpack(cmsgpack.pack(1, 'x', {2}))}",
+	"return struct.pack('>i2s', 7, 'ab')", "return {struct.unpack('>i2', struct.pack('>i2', -3))}",
+	"return {bit.band(0xff, 0x0f), bit.bor(1, 2), bit.bxor(3, 1), bit.tohex(255), bit.lshift(1, 4)}",
+	"cjson.x = 1", "bit.y = 1", "return cjson.decode('{bad')",
 	// The shebang.
 	"#!lua flags=no-writes\nreturn redis.call('set','a','b')", "#!lua flags=no-writes\nerror('x')",
 	"#!lua\nreturn redis.call('set','a','b')", "#!luax\nreturn 1", "#!lua flags=bad\nreturn 1",
@@ -122,6 +128,35 @@ func TestScripts(t *testing.T) {
 			{cmd("EVALSHA_RO", "4e6d8fc8bb01276962cce5371fa795a7763657ae", "1", "a"), "b"},
 			{cmd("GET", "a"), "b"},
 			{cmd("COMMAND", "GETKEYS", "EVAL", "return 1", "2", "k1", "k2", "arg"), []any{"k1", "k2"}},
+		})
+	})
+}
+
+// TestScriptSelectIsItsOwn: a SELECT inside a script changes the db of the
+// script's commands only; once the script ends, its caller's db is
+// selected again, after an error too. Shale left the script's db selected
+// (the model test found it).
+func TestScriptSelectIsItsOwn(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, c *redis.Client, b backend) {
+		conn := c.Conn()
+		defer conn.Close()
+		const selectGet = "redis.call('select', ARGV[1]) return redis.call('get', KEYS[1])"
+		run(t, conn, []step{
+			{cmd("SELECT", "1"), ok},
+			{cmd("SET", "k", "db1"), ok},
+			{cmd("EVAL", "redis.call('select', ARGV[1]) redis.call('set', KEYS[1], 'db0') return redis.call('get', KEYS[1])", "1", "k", "0"), "db0"},
+			{cmd("GET", "k"), "db1"},
+			{cmd("EVAL_RO", selectGet, "1", "k", "0"), "db0"},
+			{cmd("GET", "k"), "db1"},
+			{cmd("SCRIPT", "LOAD", selectGet), anyString},
+			{cmd("EVALSHA", "9567bb5ebb8958db311827963476ad8cfc26aa80", "1", "k", "0"), "db0"},
+			{cmd("GET", "k"), "db1"},
+			{cmd("EVAL", "redis.call('select', ARGV[1]) return redis.call('hget', KEYS[1], 'f')", "1", "k", "0"), errPrefix("WRONGTYPE")},
+			{cmd("GET", "k"), "db1"},
+			{cmd("EVAL", "redis.call('select', ARGV[1]) return redis.pcall('select', ARGV[2])", "0", "0", "99"), errText("ERR DB index is out of range")},
+			{cmd("GET", "k"), "db1"},
+			{cmd("SELECT", "0"), ok},
+			{cmd("GET", "k"), "db0"},
 		})
 	})
 }
