@@ -474,16 +474,18 @@ type runningScript struct {
 	started atomic.Int64  // unix ns it started; 0: none runs
 }
 
+// begin and end change run, done and started together, under mu, so
+// that waitBusy never reads a start time that is not done's.
 func (r *runningScript) begin(run *scriptRun) {
 	r.mu.Lock()
 	r.run, r.done = run, make(chan struct{})
-	r.mu.Unlock()
 	r.started.Store(time.Now().UnixNano())
+	r.mu.Unlock()
 }
 
 func (r *runningScript) end() {
-	r.started.Store(0)
 	r.mu.Lock()
+	r.started.Store(0)
 	close(r.done)
 	r.run, r.done = nil, nil
 	r.mu.Unlock()
@@ -496,7 +498,7 @@ func (r *runningScript) waitBusy(threshold time.Duration) bool {
 	r.mu.Lock()
 	done, started := r.done, r.started.Load()
 	r.mu.Unlock()
-	if done == nil {
+	if done == nil || started == 0 {
 		return false
 	}
 	if wait := threshold - time.Since(time.Unix(0, started)); wait > 0 {
