@@ -112,18 +112,7 @@ func strtod(s string) (d float64, n int) {
 		return sign(0), i + 1
 	}
 	start := i
-	digits := 0
-	for i < len(s) && isDigit(s[i]) {
-		i++
-		digits++
-	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		for i < len(s) && isDigit(s[i]) {
-			i++
-			digits++
-		}
-	}
+	i, digits := mantissa(s, i, isDigit)
 	if digits == 0 {
 		return 0, 0
 	}
@@ -187,18 +176,7 @@ func nanPayload(chars string) (uint64, bool) {
 // with an optional point (at least one digit) and an optional binary
 // exponent. m is the length read, 0 if there is no digit.
 func hexFloat(s string) (d float64, m int) {
-	i, digits := 0, 0
-	for i < len(s) && isHex(s[i]) {
-		i++
-		digits++
-	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		for i < len(s) && isHex(s[i]) {
-			i++
-			digits++
-		}
-	}
+	i, digits := mantissa(s, 0, isHex)
 	if digits == 0 {
 		return 0, 0
 	}
@@ -265,3 +243,20 @@ func isAlnum(c byte) bool { return isDigit(c) || ('a' <= c|0x20 && c|0x20 <= 'z'
 
 // isSpace is C's isspace in the C locale.
 func isSpace(c byte) bool { return c == ' ' || ('\t' <= c && c <= '\r') }
+
+// mantissa reads digits, an optional point and more digits from s[i:], as
+// strtod does: where they end, and how many digits there were.
+func mantissa(s string, i int, digit func(byte) bool) (end, digits int) {
+	for i < len(s) && digit(s[i]) {
+		i++
+		digits++
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		for i < len(s) && digit(s[i]) {
+			i++
+			digits++
+		}
+	}
+	return i, digits
+}
