@@ -307,6 +307,9 @@ func (s *Server) runScript(c *Ctx, sha string, script *compiledScript, keys, arg
 	vm.globals.RawSetString("ARGV", luaStrings(L, argv))
 	running := cl.atomicRun.active
 	cl.atomicRun.active = true // blocking commands try once; signals wait for the commit
+	// A SELECT the script makes is its own, as in Redis: its caller's db
+	// is selected again once it ends.
+	callerDB := cl.currentDB()
 	fn := L.NewFunctionFromProto(script.proto)
 	fn.Env = vm.env
 	L.Push(fn)
@@ -330,6 +333,7 @@ func (s *Server) runScript(c *Ctx, sha string, script *compiledScript, keys, arg
 	L.RemoveContext()
 	cancel()
 	cl.atomicRun.active = running
+	cl.setDB(callerDB)
 	vm.run = nil
 	var result lua.LValue = lua.LNil
 	if err == nil {
