@@ -8,6 +8,11 @@
 //   - throughput: redis-benchmark against each server in alternating rounds
 //     (shale, redis, ceiling, shale, redis, ceiling, ...), reporting each
 //     server's median ops/s per test and Shale's ratio to each peer;
+//   - multi and publish, in the same rounds on the same Shale and Redis:
+//     transactions of 10 SETs (MULTI ... EXEC per round trip) per second,
+//     and messages delivered per second by PUBLISH to 1, 10 and 100
+//     subscribers, which the harness drives itself (load.go), then, on a
+//     fresh Shale, the WAL batches one transaction costs (wal.go);
 //   - big-key DEL: the client-side round trip of DEL on hashes, lists, sets
 //     and sorted sets of 10 to 1,000,000 elements, on Shale and Redis;
 //   - reclaim: the subkey column family's SST bytes, every second, after a
@@ -53,10 +58,13 @@ type options struct {
 
 	Memory memoryConfig
 
+	Load    loadConfig
+	WALTxns int // transactions of the WAL evidence
+
 	Phases map[string]bool
 }
 
-const allPhases = "throughput,del,reclaim,memory"
+const allPhases = "throughput,multi,publish,del,reclaim,memory"
 
 func main() {
 	serve := flag.String("serve-ceiling", "", "internal: serve the in-memory ceiling server on this address and nothing else")
@@ -85,6 +93,14 @@ func main() {
 	flag.IntVar(&o.Memory.WriteBuffers, "mem-write-buffers", 2, "max_write_buffer_number of the memory run")
 	flag.DurationVar(&o.Memory.Mixed, "mem-mixed", 90*time.Second, "duration of the mixed HGET/HSET run")
 	flag.IntVar(&o.Memory.Workers, "mem-clients", 32, "clients of the mixed run")
+	flag.IntVar(&o.Load.TxnClients, "txn-clients", 50, "clients of the MULTI + SET + EXEC load")
+	flag.IntVar(&o.Load.TxnSets, "txn-sets", 10, "SETs per transaction")
+	flag.DurationVar(&o.Load.TxnFor, "txn-for", 10*time.Second, "how long each MULTI run lasts")
+	pubSubs := flag.String("pub-subscribers", "1,10,100", "subscriber counts of the PUBLISH runs")
+	flag.IntVar(&o.Load.Publishers, "pub-clients", 4, "publishing clients of each PUBLISH run")
+	flag.DurationVar(&o.Load.PubFor, "pub-for", 10*time.Second, "how long each PUBLISH run publishes")
+	flag.IntVar(&o.Load.PubPayload, "pub-payload", 32, "bytes per published message")
+	flag.IntVar(&o.WALTxns, "wal-txns", 1000, "transactions sent one at a time to count their WAL batches")
 	phases := flag.String("phases", allPhases, "comma-separated phases to run")
 	flag.Parse()
 
@@ -107,6 +123,10 @@ func main() {
 	if o.DelSizes, err = parseInts(*delSizes); err != nil {
 		fatal(fmt.Errorf("-del-sizes: %w", err))
 	}
+	if o.Load.PubFanouts, err = parseInts(*pubSubs); err != nil {
+		fatal(fmt.Errorf("-pub-subscribers: %w", err))
+	}
+	o.Load.PubDrainMax = 30 * time.Second
 	slices.Sort(o.DelSizes) // the tables and the headline read them smallest first
 	switch {
 	case o.Rounds < 1:
@@ -115,6 +135,10 @@ func main() {
 		fatal(fmt.Errorf("-del-reps %d: want at least 1", o.DelReps))
 	case o.ReclaimFor < time.Second:
 		fatal(fmt.Errorf("-reclaim-for %v: want at least 1s", o.ReclaimFor))
+	case o.Load.TxnClients < 1 || o.Load.TxnSets < 1 || o.Load.Publishers < 1 || o.WALTxns < 1:
+		fatal(errors.New("-txn-clients, -txn-sets, -pub-clients and -wal-txns: want at least 1"))
+	case o.Load.TxnFor < time.Second || o.Load.PubFor < time.Second:
+		fatal(errors.New("-txn-for and -pub-for: want at least 1s"))
 	}
 	o.Phases = map[string]bool{}
 	for _, p := range strings.Split(*phases, ",") {
@@ -167,6 +191,9 @@ func quickDefaults(o *options, set map[string]bool, delSizes *string, memData, m
 	def("mem-data", func() { *memData = 48 << 20 })
 	def("mem-cache", func() { *memCache = 8 << 20 })
 	def("mem-mixed", func() { o.Memory.Mixed = 10 * time.Second })
+	def("txn-for", func() { o.Load.TxnFor = 3 * time.Second })
+	def("pub-for", func() { o.Load.PubFor = 3 * time.Second })
+	def("wal-txns", func() { o.WALTxns = 200 })
 }
 
 // results collects what the phases measured; a phase not run leaves its
@@ -177,6 +204,8 @@ type results struct {
 	Started    time.Time
 	Elapsed    time.Duration
 	Throughput []throughputSample
+	Load       []throughputSample // the multi and publish runs
+	TxnWAL     *txnWALResult
 	Dels       []delSample
 	Reclaim    *reclaimResult
 	Memory     *memoryResult
@@ -206,8 +235,13 @@ func run(o options) error {
 	r := &results{Opts: o, Started: time.Now(), Env: collectEnvironment(o)}
 	ctx := context.Background()
 
-	if o.Phases["throughput"] {
+	if o.Phases["throughput"] || o.Phases["multi"] || o.Phases["publish"] {
 		if err := runThroughput(o, work, r); err != nil {
+			return err
+		}
+	}
+	if o.Phases["multi"] {
+		if err := runTxnWAL(ctx, o, work, r); err != nil {
 			return err
 		}
 	}
@@ -244,10 +278,15 @@ func startShale(o options, work, name, extra string) (*server, error) {
 	if err := os.WriteFile(confPath, []byte(config), 0o644); err != nil {
 		return nil, err
 	}
-	return startServer("shale", o.ShaleBin, func(port int) []string {
+	s, err := startServer("shale", o.ShaleBin, func(port int) []string {
 		return []string{"--bind", "127.0.0.1", "--port", strconv.Itoa(port),
 			"--dir", filepath.Join(dir, "data"), "--config", confPath, "--log-level", "warn"}
 	})
+	if err != nil {
+		return nil, err
+	}
+	s.Dir = filepath.Join(dir, "data")
+	return s, nil
 }
 
 // startRedis starts redis-server with persistence off.
@@ -304,22 +343,30 @@ func workloads(o options) []workload {
 	}
 }
 
+// runThroughput runs the throughput, multi and publish phases (those
+// selected) in the same alternating rounds against the same servers.
 func runThroughput(o options, work string, r *results) error {
-	logf("throughput: starting shale, redis and the ceiling server")
+	logf("throughput: starting shale and redis")
 	shale, rds, err := startShaleAndRedis(o, work, "shale-throughput")
 	if err != nil {
 		return err
 	}
 	defer shale.Stop()
 	defer rds.Stop()
-	ceiling, err := startCeiling()
-	if err != nil {
-		return err
+	servers := []*server{shale, rds}
+	var benchmarks []workload
+	if o.Phases["throughput"] {
+		logf("throughput: starting the ceiling server")
+		ceiling, err := startCeiling()
+		if err != nil {
+			return err
+		}
+		defer ceiling.Stop()
+		servers = append(servers, ceiling)
+		benchmarks = workloads(o)
 	}
-	defer ceiling.Stop()
-	servers := []*server{shale, rds, ceiling}
 	for round := 1; round <= o.Rounds; round++ {
-		for _, w := range workloads(o) {
+		for _, w := range benchmarks {
 			for _, s := range servers {
 				tests := w.Tests
 				if s.Name == "ceiling" {
@@ -336,7 +383,60 @@ func runThroughput(o options, work string, r *results) error {
 				}
 			}
 		}
+		for _, l := range loads(o) {
+			for _, s := range []*server{shale, rds} { // the ceiling serves neither
+				res, err := l.run(s.Addr)
+				if err != nil {
+					return fmt.Errorf("%s: %w", s.Name, err)
+				}
+				logf("%s: round %d/%d %-7s %-40s %9.0f/s", l.phase, round, o.Rounds, s.Name, res.Test, res.RPS)
+				r.Load = append(r.Load, throughputSample{Round: round, Server: s.Name, Test: res.Test, benchResult: res})
+			}
+		}
 	}
+	return nil
+}
+
+// load is one Go-driven test of a round.
+type load struct {
+	phase string
+	run   func(addr string) (benchResult, error)
+}
+
+// loads are the multi and publish tests of one round, those selected.
+func loads(o options) []load {
+	var out []load
+	if o.Phases["multi"] {
+		out = append(out, load{"multi", func(addr string) (benchResult, error) {
+			return runTxnLoad(addr, o.Load, o.Keyspace)
+		}})
+	}
+	if o.Phases["publish"] {
+		for _, subs := range o.Load.PubFanouts {
+			out = append(out, load{"publish", func(addr string) (benchResult, error) {
+				return runPublishLoad(addr, o.Load, subs)
+			}})
+		}
+	}
+	return out
+}
+
+// runTxnWAL counts, on a fresh Shale, the WAL batches of transactions sent
+// one at a time, against the same SETs sent one per round trip.
+func runTxnWAL(ctx context.Context, o options, work string, r *results) error {
+	logf("multi: starting a fresh shale to count the WAL batches of %d transactions", o.WALTxns)
+	shale, err := startShale(o, work, "shale-wal", "")
+	if err != nil {
+		return err
+	}
+	defer shale.Stop()
+	res, err := measureTxnWAL(ctx, shale, o.WALTxns, o.Load.TxnSets)
+	if err != nil {
+		return fmt.Errorf("multi WAL: %w", err)
+	}
+	logf("multi: %d transactions of %d SETs: %d WAL batches of %d records, %d committed; the same SETs one by one: %d batches of %d records",
+		res.Transactions, res.Sets, res.Txn.Batches, res.Txn.Records, res.Committed, res.Plain.Batches, res.Plain.Records)
+	r.TxnWAL = &res
 	return nil
 }
 

@@ -25,6 +25,7 @@ type server struct {
 	Name string // "shale", "redis" or "ceiling"
 	Addr string // 127.0.0.1:port
 	PID  int
+	Dir  string // shale's data directory (its WAL is there); "" for the others
 
 	cmd  *exec.Cmd
 	out  *bytes.Buffer // stdout and stderr, for error messages

@@ -102,6 +102,35 @@ func writeCSVs(r *results) error {
 			return err
 		}
 	}
+	if len(r.Load) > 0 {
+		var rows [][]string
+		for _, s := range r.Load {
+			rows = append(rows, []string{strconv.Itoa(s.Round), s.Server, s.Test, ftoa(s.RPS, 2), ftoa(s.P50, 3), ftoa(s.P99, 3)})
+		}
+		if err := writeCSV(filepath.Join(out, "multi_publish_runs.csv"),
+			[]string{"round", "server", "test", "per_sec", "p50_ms", "p99_ms"}, rows); err != nil {
+			return err
+		}
+		rows = nil
+		for _, t := range summarizeThroughput(r.Load) {
+			rows = append(rows, []string{t.Test, loadUnit(t.Test), optional(t.Median["shale"], 0), optional(t.Median["redis"], 0),
+				ratio(t.Median["shale"], t.Median["redis"])})
+		}
+		if err := writeCSV(filepath.Join(out, "multi_publish.csv"),
+			[]string{"test", "unit", "shale_per_sec", "redis_per_sec", "shale_to_redis"}, rows); err != nil {
+			return err
+		}
+	}
+	if w := r.TxnWAL; w != nil {
+		rows := [][]string{
+			{"multi", strconv.Itoa(w.Transactions), strconv.Itoa(w.Transactions * w.Sets), strconv.Itoa(w.Txn.Batches), strconv.Itoa(w.Txn.Records)},
+			{"plain", "0", strconv.Itoa(w.Transactions * w.Sets), strconv.Itoa(w.Plain.Batches), strconv.Itoa(w.Plain.Records)},
+		}
+		if err := writeCSV(filepath.Join(out, "multi_wal.csv"),
+			[]string{"sent_as", "transactions", "sets", "wal_batches", "wal_records"}, rows); err != nil {
+			return err
+		}
+	}
 	if len(r.Dels) > 0 {
 		var rows [][]string
 		for _, d := range r.Dels {
@@ -181,6 +210,27 @@ func resultTables(r *results) string {
 		}
 		b.WriteString("\n")
 	}
+	if len(r.Load) > 0 {
+		b.WriteString("### Transactions and pub/sub (median over rounds)\n\n")
+		b.WriteString("| test | unit | Shale | Redis | Shale / Redis | round trip p50, Shale | Redis |\n|---|---|--:|--:|--:|--:|--:|\n")
+		for _, t := range summarizeThroughput(r.Load) {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s ms | %s ms |\n", t.Test, loadUnit(t.Test),
+				optional(t.Median["shale"], 0), optional(t.Median["redis"], 0), ratio(t.Median["shale"], t.Median["redis"]),
+				ftoa(medianP50(r.Load, t.Test, "shale"), 2), ftoa(medianP50(r.Load, t.Test, "redis"), 2))
+		}
+		b.WriteString("\nThe round trip is a whole MULTI block's, and PUBLISH's own for the publish tests.\n\n")
+	}
+	if w := r.TxnWAL; w != nil {
+		fmt.Fprintf(&b, "### WAL writes of a transaction (fresh Shale, one client, one request at a time)\n\n")
+		b.WriteString("| sent as | SETs | WAL WriteBatches | records in them | records per batch |\n|---|--:|--:|--:|--:|\n")
+		fmt.Fprintf(&b, "| %d × MULTI + %d SET + EXEC | %d | %d | %d | %s |\n", w.Transactions, w.Sets, w.Transactions*w.Sets,
+			w.Txn.Batches, w.Txn.Records, ratio(float64(w.Txn.Records), float64(w.Txn.Batches)))
+		fmt.Fprintf(&b, "| one SET per round trip | %d | %d | %d | %s |\n\n", w.Transactions*w.Sets,
+			w.Plain.Batches, w.Plain.Records, ratio(float64(w.Plain.Records), float64(w.Plain.Batches)))
+		fmt.Fprintf(&b, "INFO's `transactions_committed` grew by %d during the transactions. A batch that creates\n", w.Committed)
+		b.WriteString("keys also writes the key count's merge operand (`shale:keys:<db>`) once: the records\n")
+		b.WriteString("beyond one per SET.\n\n")
+	}
 	if len(r.Dels) > 0 {
 		b.WriteString("### DEL of a big key (client round trip)\n\n")
 		b.WriteString("| type | elements | Shale p50 | Shale min | Redis p50 | Redis min |\n|---|--:|--:|--:|--:|--:|\n")
@@ -228,6 +278,25 @@ func resultTables(r *results) string {
 	return b.String()
 }
 
+// loadUnit names what a multi or publish test counts per second.
+func loadUnit(test string) string {
+	if strings.HasPrefix(test, "PUBLISH") {
+		return "messages delivered / s"
+	}
+	return "transactions / s"
+}
+
+// medianP50 is the median over rounds of one server's p50 in one test.
+func medianP50(samples []throughputSample, test, server string) float64 {
+	var v []float64
+	for _, s := range samples {
+		if s.Test == test && s.Server == server {
+			v = append(v, s.P50)
+		}
+	}
+	return median(v)
+}
+
 func or(s, alt string) string {
 	if s == "" {
 		return alt
@@ -260,6 +329,30 @@ func headlines(r *results) string {
 				fmt.Fprintf(&b, "- Shale's throughput relative to %s: from %.2f (%s) to %.2f (%s).\n", name, loV, lo, hiV, hi)
 			}
 		}
+	}
+	if rows := summarizeThroughput(r.Load); len(rows) > 0 {
+		var txn, pub []string
+		for _, row := range rows {
+			rt := ratio(row.Median["shale"], row.Median["redis"])
+			if rt == "" {
+				continue
+			}
+			if subs, ok := strings.CutPrefix(row.Test, "PUBLISH, "); ok {
+				pub = append(pub, fmt.Sprintf("%s (%s)", rt, subs))
+			} else {
+				txn = append(txn, fmt.Sprintf("%s %s (%.0f against %.0f transactions per second)", row.Test, rt, row.Median["shale"], row.Median["redis"]))
+			}
+		}
+		if len(txn) > 0 {
+			fmt.Fprintf(&b, "- Transactions, Shale / Redis: %s.\n", strings.Join(txn, "; "))
+		}
+		if len(pub) > 0 {
+			fmt.Fprintf(&b, "- PUBLISH, messages delivered per second, Shale / Redis: %s.\n", strings.Join(pub, ", "))
+		}
+	}
+	if w := r.TxnWAL; w != nil {
+		fmt.Fprintf(&b, "- %d transactions of %d SETs each added %d WriteBatches to Shale's WAL (target: one per transaction, %s); the same SETs, one per round trip, added %d.\n",
+			w.Transactions, w.Sets, w.Txn.Batches, met(w.Txn.Batches == w.Transactions), w.Plain.Batches)
 	}
 	if len(r.Dels) > 0 {
 		p50 := func(srv string, n int) (time.Duration, bool) {
