@@ -219,6 +219,28 @@ const (
 	errUnkillable        replyError = "UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command."
 )
 
+// Functions' errors (function.go).
+const (
+	errBusyFunction        replyError = "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."
+	errFunctionNotFound    replyError = "ERR Function not found"
+	errBadNumKeys          replyError = "ERR Bad number of keys provided"
+	errFunctionWriteFlag   replyError = "ERR Can not execute a script with write flag using *_ro command."
+	errLibraryNotFound     replyError = "ERR Library not found"
+	errNoFunctions         replyError = "ERR No functions registered"
+	errMissingLibMetadata  replyError = "ERR Missing library metadata"
+	errInvalidLibMetadata  replyError = "ERR Invalid library metadata"
+	errLibNameNotGiven     replyError = "ERR Library name was not given"
+	errLibNameRepeated     replyError = "ERR Invalid metadata value, name argument was given multiple times"
+	errLibraryName         replyError = "ERR Library names can only contain letters, numbers, or underscores(_) and must be at least one character long"
+	errLibNameArgMissing   replyError = "ERR library name argument was not given"
+	errFunctionFlushOption replyError = "ERR FUNCTION FLUSH only supports SYNC|ASYNC option"
+	errRestorePolicy       replyError = "ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE."
+	errFunctionPayload     replyError = "ERR DUMP payload version or checksum are wrong"
+	errNotAFunction        replyError = "ERR given type is not a function"
+	errPreGAFunction       replyError = "ERR Pre-GA function format not supported"
+	errFunctionsPayload    replyError = "ERR Failed loading library payload"
+)
+
 // Transactions' errors (multi.go).
 const (
 	errMultiNested         replyError = "ERR MULTI calls can not be nested"

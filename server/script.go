@@ -118,22 +118,33 @@ func compileScript(body string) (*compiledScript, error) {
 	if err != nil {
 		return nil, err
 	}
-	chunk, err := parse.Parse(strings.NewReader(body), scriptChunk)
+	proto, msg := compileLua(body, scriptChunk)
+	if proto == nil {
+		return nil, replyError("ERR Error compiling script (new function): " + msg)
+	}
+	return &compiledScript{proto: proto, noWrites: noWrites}, nil
+}
+
+// compileLua compiles Lua code as the chunk named chunk (scriptChunk,
+// functionChunk); when it does not compile, it returns Lua's message as
+// Redis words it ("user_script:1: ... near 'x'"), sanitized.
+func compileLua(body, chunk string) (*lua.FunctionProto, string) {
+	tree, err := parse.Parse(strings.NewReader(body), chunk)
 	if err == nil {
 		var proto *lua.FunctionProto
-		if proto, err = lua.Compile(chunk, scriptChunk); err == nil {
-			return &compiledScript{proto: proto, noWrites: noWrites}, nil
+		if proto, err = lua.Compile(tree, chunk); err == nil {
+			return proto, ""
 		}
 	}
 	msg := err.Error()
 	var pe *parse.Error
 	if errors.As(err, &pe) {
-		msg = scriptChunk + ":" + strconv.Itoa(pe.Pos.Line) + ": " + pe.Message
+		msg = chunk + ":" + strconv.Itoa(pe.Pos.Line) + ": " + pe.Message
 		if pe.Token != "" {
 			msg += " near '" + pe.Token + "'"
 		}
 	}
-	return nil, replyError("ERR Error compiling script (new function): " + sanitize(msg))
+	return nil, sanitize(msg)
 }
 
 // scriptRun is one run of a script: its caller, its group, its rules.
@@ -141,7 +152,11 @@ type scriptRun struct {
 	s        *Server
 	c        *Ctx
 	g        *store.Group
-	readOnly bool // EVAL_RO: write commands are refused
+	readOnly bool // EVAL_RO, no-writes: write commands are refused
+	// function is the name of the function FCALL runs, "" for EVAL's
+	// script; args is its call, for FUNCTION STATS.
+	function string
+	args     [][]byte
 	// wrote: the script ran a write command, so SCRIPT KILL may not stop
 	// it; killed: SCRIPT KILL or SHUTDOWN stopped it (through cancel),
 	// and shutdown: SHUTDOWN did, and nothing of it is written.
@@ -287,32 +302,75 @@ func scriptArgs(args [][]byte) (keys, argv [][]byte, err error) {
 }
 
 // scriptErrorLine finds the line in a Lua error message ("user_script:3:
-// ...").
-var scriptErrorLine = regexp.MustCompile(`^` + scriptChunk + `:(\d+):`)
+// ...", or a function's "user_function:3: ...").
+var scriptErrorLine = regexp.MustCompile(`^(?:` + scriptChunk + `|` + functionChunk + `):(\d+):`)
 
 // runScript runs a compiled script atomically and replies its result.
 func (s *Server) runScript(c *Ctx, sha string, script *compiledScript, keys, argv [][]byte, readOnly bool) error {
-	cl := c.Client
 	vm, _ := s.scripts.vms.Get().(*luaVM)
 	if vm == nil {
 		vm = newLuaVM()
 	}
 	defer s.scripts.vms.Put(vm)
 	L := vm.L
-	g := s.st.BeginTxn(true)
-	defer g.Abort() // a panic leaves no lock held; a no-op after Commit
-	run := &scriptRun{s: s, c: c, g: g, readOnly: readOnly || script.noWrites}
-	vm.run = run
 	vm.globals.RawSetString("KEYS", luaStrings(L, keys))
 	vm.globals.RawSetString("ARGV", luaStrings(L, argv))
+	fn := L.NewFunctionFromProto(script.proto)
+	fn.Env = vm.env
+	g, own := s.scriptGroup(c)
+	err := s.runLua(c, vm, g, own, luaCall{name: sha, chunk: scriptChunk, fn: fn, readOnly: readOnly || script.noWrites})
+	vm.globals.RawSetString("KEYS", lua.LNil)
+	vm.globals.RawSetString("ARGV", lua.LNil)
+	return err
+}
+
+// luaCall is what runLua runs: EVAL's script or FCALL's function.
+type luaCall struct {
+	name     string // the script's SHA1, or the function's name
+	chunk    string // scriptChunk or functionChunk, as errors name it
+	fn       *lua.LFunction
+	args     []lua.LValue // fn's arguments: FCALL's keys and args tables
+	readOnly bool         // write commands are refused
+	// function: FCALL's, which FUNCTION KILL and STATS see and SCRIPT
+	// KILL does not; command is its call, for FUNCTION STATS.
+	function bool
+	command  [][]byte
+}
+
+// scriptGroup is the group a script or function runs in, and whether the
+// run owns it: inside EXEC, EXEC's, which holds the world lock already
+// (EVAL and FCALL are not Grouped: a transaction with one takes it) and
+// which EXEC ends, since taking the lock again would wait for ever; else a
+// new group holding the world lock, which the run ends.
+func (s *Server) scriptGroup(c *Ctx) (g *store.Group, own bool) {
+	if g := c.DB.Group(); g != nil && g.Exclusive() {
+		return g, false
+	}
+	return s.st.BeginTxn(true), true
+}
+
+// runLua runs lc on vm atomically, in g (scriptGroup), and replies its
+// result: what EVAL and FCALL share. It ends g when it owns it.
+func (s *Server) runLua(c *Ctx, vm *luaVM, g *store.Group, own bool, lc luaCall) error {
+	cl := c.Client
+	L := vm.L
+	if own {
+		defer g.Abort() // a panic leaves no lock held; a no-op after Commit
+	}
+	run := &scriptRun{s: s, c: c, g: g, readOnly: lc.readOnly}
+	if lc.function {
+		run.function, run.args = lc.name, lc.command
+	}
+	vm.run = run
 	running := cl.atomicRun.active
 	cl.atomicRun.active = true // blocking commands try once; signals wait for the commit
 	// A SELECT the script makes is its own, as in Redis: its caller's db
 	// is selected again once it ends.
 	callerDB := cl.currentDB()
-	fn := L.NewFunctionFromProto(script.proto)
-	fn.Env = vm.env
-	L.Push(fn)
+	L.Push(lc.fn)
+	for _, a := range lc.args {
+		L.Push(a)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	run.cancel = cancel
 	L.SetContext(ctx)
@@ -328,7 +386,7 @@ func (s *Server) runScript(c *Ctx, sha string, script *compiledScript, keys, arg
 		}
 		return 1
 	})
-	err := L.PCall(0, 1, handler)
+	err := L.PCall(len(lc.args), 1, handler)
 	s.scriptRunning.end()
 	L.RemoveContext()
 	cancel()
@@ -341,8 +399,6 @@ func (s *Server) runScript(c *Ctx, sha string, script *compiledScript, keys, arg
 		L.Pop(1)
 	}
 	L.SetTop(0)
-	vm.globals.RawSetString("KEYS", lua.LNil)
-	vm.globals.RawSetString("ARGV", lua.LNil)
 	if run.shutdown.Load() {
 		// SHUTDOWN stopped it: nothing of it is written, and its
 		// connection closes without a reply, as in Redis.
@@ -350,31 +406,34 @@ func (s *Server) runScript(c *Ctx, sha string, script *compiledScript, keys, arg
 		c.Conn = mutedConn{c.Conn}
 		return nil
 	}
-	if cerr := g.Commit(); cerr != nil {
-		s.dropEvents(cl)
-		return cerr
-	}
-	s.publishEvents(cl)
-	ready := cl.atomicRun.ready
-	cl.atomicRun.ready = nil
-	for _, bk := range ready {
-		s.keyReady(nil, bk.db, []byte(bk.key))
+	if own {
+		if cerr := g.Commit(); cerr != nil {
+			s.dropEvents(cl)
+			return cerr
+		}
+		s.publishEvents(cl)
+		ready := cl.atomicRun.ready
+		cl.atomicRun.ready = nil
+		for _, bk := range ready {
+			s.keyReady(nil, bk.db, []byte(bk.key))
+		}
 	}
 	if err != nil {
 		if run.killed.Load() {
-			return replyError("ERR Script killed by user with SCRIPT KILL... script: " + sha + ", on @" + scriptChunk + ":" + errLine + ".")
+			return replyError("ERR Script killed by user with SCRIPT KILL... script: " + lc.name + ", on @" + lc.chunk + ":" + errLine + ".")
 		}
-		return scriptError(err, sha, errLine, run.raised)
+		return scriptError(err, lc.name, lc.chunk, errLine, run.raised)
 	}
 	replyLua(c.Reply(), result, 0)
 	return nil
 }
 
 // scriptError is Redis's reply for a script that raised an error: the
-// error's text, then where: "script: <sha>, on @user_script:<line>.".
+// error's text, then where: "script: <sha>, on @user_script:<line>."
+// (a function's: "script: <name>, on @user_function:<line>.").
 // A raised {err=...} table and an error of the redis object (raised, its
 // text) keep their text; a Lua error gets ERR.
-func scriptError(err error, sha, line, raised string) error {
+func scriptError(err error, name, chunk, line, raised string) error {
 	var msg string
 	var apiErr *lua.ApiError
 	if errors.As(err, &apiErr) {
@@ -396,7 +455,7 @@ func scriptError(err error, sha, line, raised string) error {
 		msg = "ERR " + err.Error()
 	}
 	if line != "" {
-		msg += " script: " + sha + ", on @" + scriptChunk + ":" + line + "."
+		msg += " script: " + name + ", on @" + chunk + ":" + line + "."
 	}
 	return replyError(sanitize(msg))
 }
@@ -461,6 +520,8 @@ func cmdScriptKill(c *Ctx, _ [][]byte) error {
 		return errNotBusy
 	case run.wrote.Load():
 		return errUnkillable
+	case run.function != "":
+		return errBusyFunction // FUNCTION KILL stops a function
 	}
 	run.killed.Store(true)
 	run.cancel()
@@ -541,6 +602,15 @@ func (s *Server) busyRefuses(cmd *Command, sub int) bool {
 		return false
 	}
 	return s.scriptRunning.waitBusy(time.Duration(s.config().Server.BusyReplyThresholdMs) * time.Millisecond)
+}
+
+// busyError is the BUSY reply while a script runs: while a function runs,
+// it names FUNCTION KILL, as in Redis.
+func (r *runningScript) busyError() replyError {
+	if run := r.current(); run != nil && run.function != "" {
+		return errBusyFunction
+	}
+	return errBusyScript
 }
 
 // stopForShutdown stops the running script, written or not: SHUTDOWN

@@ -75,6 +75,10 @@ func newLuaVM() *luaVM {
 	for _, name := range []string{"dofile", "loadfile", "print", "require", "module", "setfenv", "getfenv", "newproxy"} {
 		g.RawSetString(name, lua.LNil)
 	}
+	// gopher-lua's math.huge is the largest finite number; Lua's is +inf.
+	if m, ok := g.RawGetString(lua.MathLibName).(*lua.LTable); ok {
+		m.RawSetString("huge", lua.LNumber(math.Inf(1)))
+	}
 	g.RawSetString("redis", vm.redisObject())
 	lualib.Open(L) // cjson, cmsgpack, struct, bit
 	// gcinfo, which gopher-lua lacks: the memory in use, in KiB.
@@ -104,6 +108,17 @@ func newLuaVM() *luaVM {
 		L.Push(v)
 		return 1
 	}))
+	// The strings' metatable, which getmetatable('') reaches: its
+	// __index is the read-only string library, and getmetatable returns
+	// a read-only view of it (its __metatable), as Redis's read-only
+	// tables make it. Writable, it let a script or a function change
+	// string.upper for the scripts after it, or keep the redis object
+	// where a library's body, which must not reach it, could call it.
+	if smt, ok := L.GetMetatable(lua.LString("")).(*lua.LTable); ok {
+		smt.RawSetString("__index", vm.globals.RawGetString("string"))
+		view, _ := readOnly(L, smt)
+		smt.RawSetString("__metatable", view)
+	}
 	return vm
 }
 
@@ -211,8 +226,7 @@ func (vm *luaVM) call(L *lua.LState, raise bool) int {
 		case lua.LString:
 			args[i-1] = []byte(v)
 		case lua.LNumber:
-			// Redis formats a number argument with %.17g.
-			args[i-1] = strconv.AppendFloat(nil, float64(v), 'g', 17, 64)
+			args[i-1] = luaNumberArg(float64(v))
 		default:
 			vm.fail(L, raise, "ERR Lua redis lib command arguments must be strings or integers")
 			return 1
@@ -225,6 +239,24 @@ func (vm *luaVM) call(L *lua.LState, raise bool) int {
 	}
 	L.Push(respToLua(L, reply))
 	return 1
+}
+
+// luaNumberArg is Redis's text for a number argument of redis.call:
+// %.17g as glibc prints it, whose infinities and NaNs are inf, -inf, nan
+// and -nan (by the sign bit: 0/0 makes -nan on x86-64), where Go's are
+// +Inf, -Inf and NaN.
+func luaNumberArg(f float64) []byte {
+	switch {
+	case math.IsInf(f, 1):
+		return []byte("inf")
+	case math.IsInf(f, -1):
+		return []byte("-inf")
+	case math.IsNaN(f) && math.Signbit(f):
+		return []byte("-nan")
+	case math.IsNaN(f):
+		return []byte("nan")
+	}
+	return strconv.AppendFloat(nil, f, 'g', 17, 64)
 }
 
 // fail raises text, a command's error reply, as a redis.call error, or

@@ -54,6 +54,7 @@ type Server struct {
 	watches       watchRegistry              // WATCHed keys (multi.go)
 	scripts       scriptCache                // EVAL's and SCRIPT LOAD's scripts (script.go)
 	scriptRunning runningScript              // the script running now (script.go)
+	functions     functionLibs               // FUNCTION's libraries (function.go)
 	notify        atomic.Uint32              // notify-keyspace-events, a notifyClass (notify.go)
 	pubsub        pubsubHub                  // subscriptions (pubsub.go)
 	metrics       *metricsServer             // /metrics, nil when metrics.addr is "" (metrics.go)
@@ -104,6 +105,11 @@ func Start(cfg conf.Config, log zerolog.Logger) (*Server, error) {
 	s.setLimits(cfg.Server)
 	s.slowlog.init(cfg.Server.SlowlogLogSlowerThan, cfg.Server.SlowlogMaxLen, s.log)
 	s.setNotify(cfg.Server.NotifyKeyspaceEvents)
+	if err := s.loadFunctions(); err != nil {
+		ln.Close()
+		st.Close()
+		return nil, err
+	}
 	eng.OnExpired(s.keyExpired)
 	s.statsStop = make(chan struct{})
 	go s.stats.runSampler(s.statsStop)
@@ -370,7 +376,7 @@ func (s *Server) dispatch(c *Client, conn redcon.Conn, args [][]byte) {
 		return
 	}
 	if s.scriptRunning.started.Load() != 0 && s.busyRefuses(cmd, sub) {
-		s.rejectCommand(c, conn, cmd, errBusyScript)
+		s.rejectCommand(c, conn, cmd, s.scriptRunning.busyError())
 		return
 	}
 	if err := shape.check(shapeName, args); err != "" {

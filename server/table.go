@@ -458,6 +458,7 @@ func allCommands() []Command {
 		listCommands,
 		transactionCommands,
 		scriptCommands,
+		functionCommands,
 		pubsubCommands,
 		resetCommands,
 	} {

@@ -29,6 +29,15 @@ var luaScripts = []string{
 	"return redis.call('get', 1.5)", "return redis.call('set', 'f', 0.1) and redis.call('get', 'f')",
 	"return redis.call('set', 'f', 1e20) and redis.call('get', 'f')",
 	"return redis.call('set', 'f', 123456789012345678) and redis.call('get', 'f')",
+	// C's texts for the infinities and NaNs, -nan for 0/0 (Shale sent Go's
+	// +Inf, -Inf and NaN), and math.huge is +inf (gopher-lua's was the
+	// largest finite number).
+	"return redis.call('set', 'f', 0/0) and redis.call('get', 'f')",
+	"return redis.call('set', 'f', -(0/0)) and redis.call('get', 'f')",
+	"return redis.call('set', 'f', 1/0) and redis.call('get', 'f')",
+	"return redis.call('set', 'f', -1/0) and redis.call('get', 'f')",
+	"return redis.call('set', 'f', math.huge) and redis.call('get', 'f')",
+	"return {math.huge == 1/0, -math.huge == -1/0}",
 	"return redis.call('set', KEYS[1], ARGV[1])", "return #KEYS", "return #ARGV",
 	// The redis object.
 	"return redis.error_reply('boom')", "return redis.error_reply('-X y')", "return redis.error_reply('MYCODE z')",

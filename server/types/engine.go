@@ -129,6 +129,9 @@ func (d *DB) InGroup(g *store.Group) *DB {
 	return &v
 }
 
+// Group returns the group d's commands run in (InGroup), or nil.
+func (d *DB) Group() *store.Group { return d.grp }
+
 // sameView returns to as d sees it: in d's group, if d runs in one, and
 // writing into d's log.
 func (d *DB) sameView(to *DB) *DB {
