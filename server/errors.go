@@ -215,6 +215,7 @@ const (
 	errScriptFlushOption replyError = "ERR SCRIPT FLUSH only support SYNC|ASYNC option"
 	errNotBusy           replyError = "NOTBUSY No scripts in execution right now."
 	errInvalidShebang    replyError = "ERR Invalid script shebang"
+	errScriptMemory      replyError = "ERR the script used more than 1 GiB of memory and was stopped; nothing it wrote was kept"
 	errBusyScript        replyError = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
 	errUnkillable        replyError = "UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command."
 )

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"regexp"
+	"runtime/metrics"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,7 +32,11 @@ import (
 type scriptCache struct {
 	mu     sync.RWMutex
 	protos map[string]*compiledScript
-	vms    sync.Pool // *luaVM, reused across runs
+	// vm runs every script, made at the first: scripts run one at a
+	// time, under the world lock (scriptGroup), so one state is enough,
+	// and, as in Redis, what a script leaves in a library's settings
+	// (cjson.encode_sparse_array) holds for the next.
+	vm *luaVM
 }
 
 func (sc *scriptCache) get(sha string) *compiledScript {
@@ -161,6 +166,8 @@ type scriptRun struct {
 	// it; killed: SCRIPT KILL or SHUTDOWN stopped it (through cancel),
 	// and shutdown: SHUTDOWN did, and nothing of it is written.
 	wrote, killed, shutdown atomic.Bool
+	// outOfMemory: guardScriptMemory stopped it.
+	outOfMemory atomic.Bool
 	cancel                  context.CancelFunc
 	// raised is the text of the last error the redis object raised, to
 	// tell it from a Lua error when it ends the script.
@@ -307,21 +314,23 @@ var scriptErrorLine = regexp.MustCompile(`^(?:` + scriptChunk + `|` + functionCh
 
 // runScript runs a compiled script atomically and replies its result.
 func (s *Server) runScript(c *Ctx, sha string, script *compiledScript, keys, argv [][]byte, readOnly bool) error {
-	vm, _ := s.scripts.vms.Get().(*luaVM)
+	g, own := s.scriptGroup(c)
+	if own {
+		defer g.Abort() // a panic leaves no lock held; a no-op after Commit
+	}
+	vm := s.scripts.vm // the world lock, held now, guards it
 	if vm == nil {
 		vm = newLuaVM()
+		s.scripts.vm = vm
 	}
-	defer s.scripts.vms.Put(vm)
 	L := vm.L
+	// Each run sets KEYS and ARGV before it starts; they are left there
+	// after it, since runLua lets the world lock go when it commits.
 	vm.globals.RawSetString("KEYS", luaStrings(L, keys))
 	vm.globals.RawSetString("ARGV", luaStrings(L, argv))
 	fn := L.NewFunctionFromProto(script.proto)
 	fn.Env = vm.env
-	g, own := s.scriptGroup(c)
-	err := s.runLua(c, vm, g, own, luaCall{name: sha, chunk: scriptChunk, fn: fn, readOnly: readOnly || script.noWrites})
-	vm.globals.RawSetString("KEYS", lua.LNil)
-	vm.globals.RawSetString("ARGV", lua.LNil)
-	return err
+	return s.runLua(c, vm, g, own, luaCall{name: sha, chunk: scriptChunk, fn: fn, readOnly: readOnly || script.noWrites})
 }
 
 // luaCall is what runLua runs: EVAL's script or FCALL's function.
@@ -374,6 +383,7 @@ func (s *Server) runLua(c *Ctx, vm *luaVM, g *store.Group, own bool, lc luaCall)
 	ctx, cancel := context.WithCancel(context.Background())
 	run.cancel = cancel
 	L.SetContext(ctx)
+	stopGuard := guardScriptMemory(run)
 	s.scriptRunning.begin(run)
 	var errLine string
 	handler := L.NewFunction(func(L *lua.LState) int {
@@ -387,6 +397,7 @@ func (s *Server) runLua(c *Ctx, vm *luaVM, g *store.Group, own bool, lc luaCall)
 		return 1
 	})
 	err := L.PCall(len(lc.args), 1, handler)
+	stopGuard()
 	s.scriptRunning.end()
 	L.RemoveContext()
 	cancel()
@@ -405,6 +416,10 @@ func (s *Server) runLua(c *Ctx, vm *luaVM, g *store.Group, own bool, lc luaCall)
 		g.Abort()
 		c.Conn = mutedConn{c.Conn}
 		return nil
+	}
+	if run.outOfMemory.Load() {
+		g.Abort() // nothing of it is written either
+		return errScriptMemory
 	}
 	if own {
 		if cerr := g.Commit(); cerr != nil {
@@ -665,4 +680,47 @@ var scriptCommands = []Command{
 		doc("Execute a read-only Lua script server side", "7.0.0", "scripting", "Depends on the script that is executed.", "sha1 numkeys [key [key ...]] [arg [arg ...]]"),
 	cmd("script", -2, 0, 0, 0, 0, nil).withSubcommands(scriptSubcommands).
 		doc("A container for Lua scripts management commands", "2.6.0", "scripting", "Depends on subcommand.", ""),
+}
+
+// scriptMemoryLimit is how far a script may grow the server's heap: past
+// it, guardScriptMemory stops the script, written or not, and nothing of
+// it is kept. Lua has no bound of its own on tables and strings, and
+// Redis's scripts are bounded only by maxmemory, which Shale does not have.
+const scriptMemoryLimit = 1 << 30
+
+// guardScriptMemory watches the heap while run runs, from 10 ms on (short
+// scripts pay one timer), and stops run past scriptMemoryLimit. The heap
+// is the whole server's: other clients' allocations count, which only
+// makes the bound stricter.
+func guardScriptMemory(run *scriptRun) (stop func()) {
+	done := make(chan struct{})
+	start := heapBytes()
+	t := time.AfterFunc(10*time.Millisecond, func() {
+		tick := time.NewTicker(10 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if heapBytes() > start+scriptMemoryLimit {
+				run.outOfMemory.Store(true)
+				run.cancel()
+				return
+			}
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+		}
+	})
+	return func() {
+		t.Stop()
+		close(done)
+	}
+}
+
+// heapBytes is the bytes of live and unswept heap objects, read without
+// stopping the world.
+func heapBytes() uint64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
 }

@@ -187,8 +187,15 @@ func (p *serverProc) Stop() {
 	if p.exited() {
 		return
 	}
-	if err := p.Cmd.Process.Signal(syscall.SIGTERM); err != nil && !p.exited() {
-		p.t.Errorf("%s pid %d: SIGTERM: %v", p.Name, p.PID, err)
+	if err := p.Cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		// The process may have just exited (a SHUTDOWN the test sent),
+		// before its waiter noticed.
+		select {
+		case <-p.done:
+			return
+		case <-time.After(5 * time.Second):
+			p.t.Errorf("%s pid %d: SIGTERM: %v", p.Name, p.PID, err)
+		}
 	}
 	select {
 	case <-p.done:

@@ -62,6 +62,13 @@ var luaScripts = []string{
 	"string.foo = 1", "redis.call = nil", "math.x = 1", "_G.y = 1", "return _VERSION", "return type(coroutine)",
 	"return type(load)", "return type(loadstring)", "return type(gcinfo)", "return type(collectgarbage)",
 	"return type(rawset)", "return type(unpack)", "return type(table.getn)", "return type(math.pow)",
+	// Raw writes to the read-only tables, and the globals of a loaded
+	// chunk: each changed Shale's state for the scripts after it.
+	"rawset(_G, 'x', 1) return 1", "rawset(string, 'upper', 1) return 1", "table.insert(string, 5) return 1",
+	"return pcall(rawset, math, 'pi', 3)", "table.remove(math) table.sort(_G) return 1",
+	"local t = {3, 1, 2} table.sort(t) table.insert(t, 4) table.remove(t, 1) rawset(t, 'a', 1) return t",
+	"setmetatable(_G, nil) return 1", "local ok = pcall(loadstring('leak = 5')) return ok",
+	"return loadstring('return KEYS[1]')()", "return load(function() return nil end) ~= nil",
 	// The libraries (server/lualib has their byte-exact tests).
 	"return cjson.encode({1,2,{a=3}})", "return cjson.decode('[1,2,{\"a\":3}]')[3].a", "return cjson.encode(cjson.decode('{\"x\":null}'))",
 	"return cmsgpack.pack(1, -1, 2^40, 1.5, 'x', {1,2})", "return {cmsgpack.unpack(cmsgpack.pack(1, 'x', {2}))}",
@@ -290,5 +297,18 @@ func TestScriptBusyAndKill(t *testing.T) {
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
+	})
+}
+
+// TestScriptMemoryBound: a script that allocates without bound is stopped
+// past 1 GiB, keeps nothing it wrote, and the server serves on. (Redis has
+// no such bound without maxmemory: Shale only.)
+func TestScriptMemoryBound(t *testing.T) {
+	shale := startShale(t, shaleOpts{})
+	run(t, shale.Client, []step{
+		{cmd("EVAL", "redis.call('set', 'before', '1') local t = {} local i = 0 while true do i = i + 1 t[i] = string.rep('x', 1000) .. i end", "0"),
+			errText("ERR the script used more than 1 GiB of memory and was stopped; nothing it wrote was kept")},
+		{cmd("GET", "before"), nil},
+		{cmd("EVAL", "return 1", "0"), 1},
 	})
 }
