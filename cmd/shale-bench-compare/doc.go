@@ -68,7 +68,9 @@ func benchmarksDoc(r *results, tables string, plots map[string]string, plotDir s
 	w("  each by PID.\n")
 	w("- **Throughput.** `redis-benchmark -c %d -r %d -n %d -t %s --csv`, then `-t set,get -P 16 -n %d`,\n",
 		o.Clients, o.Keyspace, o.Requests, mainTests, o.PipelineRequests)
-	w("  then `-t set,get -d 1024 -n %d`, against each server in alternating rounds\n", o.Requests)
+	w("  then `-t set,get -d 1024 -n %d`, then `EVALSHA <sha> 1 key:__rand_int__ v` of a script\n", o.Requests)
+	w("  doing one GET and one SET (loaded once with SCRIPT LOAD; Shale and Redis only),\n")
+	w("  against each server in alternating rounds\n")
 	w("  (Shale, Redis, ceiling, Shale, Redis, ceiling, ...; rounds: %d). The table gives each\n", o.Rounds)
 	w("  server's median over the rounds; the ceiling runs SET and GET only.\n")
 	l := o.Load

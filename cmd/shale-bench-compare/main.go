@@ -27,6 +27,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha1"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -334,12 +336,18 @@ func newClient(addr string) *redis.Client {
 	})
 }
 
+// evalScript is the EVALSHA test's script: one GET and one SET of its key.
+const evalScript = "local v = redis.call('GET', KEYS[1]) redis.call('SET', KEYS[1], ARGV[1]) return v"
+
 // workloads are the redis-benchmark invocations of one round.
 func workloads(o options) []workload {
+	sum := sha1.Sum([]byte(evalScript))
 	return []workload{
 		{Tests: mainTests, Requests: o.Requests},
 		{Suffix: " -P16", Tests: "set,get", Requests: o.PipelineRequests, ExtraArgs: []string{"-P", "16"}},
 		{Suffix: " -d1024", Tests: "set,get", Requests: o.Requests, ExtraArgs: []string{"-d", "1024"}},
+		{Tests: "evalsha", Requests: o.Requests, Setup: []string{"SCRIPT", "LOAD", evalScript},
+			Command: []string{"EVALSHA", hex.EncodeToString(sum[:]), "1", "key:__rand_int__", "v"}},
 	}
 }
 
@@ -370,7 +378,22 @@ func runThroughput(o options, work string, r *results) error {
 			for _, s := range servers {
 				tests := w.Tests
 				if s.Name == "ceiling" {
+					if w.Command != nil {
+						continue
+					}
 					tests = "set,get" // all it serves
+				}
+				if w.Setup != nil && round == 1 {
+					args := make([]any, len(w.Setup))
+					for i, a := range w.Setup {
+						args[i] = a
+					}
+					c := newClient(s.Addr)
+					err := c.Do(context.Background(), args...).Err()
+					c.Close()
+					if err != nil {
+						return fmt.Errorf("%s: %v: %w", s.Name, w.Setup, err)
+					}
 				}
 				start := time.Now()
 				res, err := runBenchmark(o.BenchBin, s.Addr, tests, w, o.Clients, o.Keyspace)

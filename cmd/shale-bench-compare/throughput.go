@@ -20,6 +20,10 @@ type workload struct {
 	Tests     string   // -t, for shale and redis
 	Requests  int      // -n
 	ExtraArgs []string // -P 16, -d 1024
+	// Command, when set, is the one command redis-benchmark sends instead
+	// of -t's tests (EVALSHA), after Setup (SCRIPT LOAD) ran once on the
+	// server. The ceiling server does not run it.
+	Command, Setup []string
 }
 
 // benchResult is one row of redis-benchmark's --csv output.
@@ -85,8 +89,12 @@ func parseBenchCSV(r io.Reader) ([]benchResult, error) {
 func runBenchmark(bin, addr string, tests string, w workload, clients, keyspace int) ([]benchResult, error) {
 	host, port, _ := strings.Cut(addr, ":")
 	args := []string{"-h", host, "-p", port, "-c", strconv.Itoa(clients), "-r", strconv.Itoa(keyspace),
-		"-n", strconv.Itoa(w.Requests), "-t", tests, "--csv"}
+		"-n", strconv.Itoa(w.Requests), "--csv"}
+	if w.Command == nil {
+		args = append(args, "-t", tests)
+	}
 	args = append(args, w.ExtraArgs...)
+	args = append(args, w.Command...)
 	cmd := exec.Command(bin, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
