@@ -34,6 +34,11 @@ import (
 // within fuzzHang without being blocked (BLPOP) as it may be. After each
 // round every key is checked with the invariants build's self-checks.
 //
+// EVAL, EVALSHA, their _RO forms, SCRIPT LOAD, FCALL, FCALL_RO and
+// FUNCTION LOAD get, half of the time, a real script instead (script):
+// most of fuzzScripts run a fuzzed argument list of any command through
+// redis.call or redis.pcall, so every command is fuzzed from scripts too.
+//
 // TestCommandFuzz is the bounded run of `make test`; FuzzCommands is the
 // same generator steered by go's fuzzer (`make fuzz`). A new command is
 // covered as soon as it has a table row; the few left out are in
@@ -219,6 +224,7 @@ type cmdFuzzer struct {
 	nonce []byte
 	ran   int      // argument lists run
 	txns  int      // transactions run (MULTI ... EXEC or DISCARD)
+	luas  int      // real scripts run (script)
 	last  [][]byte // the last one, for a failure that shows later
 }
 
@@ -342,7 +348,7 @@ func (f *cmdFuzzer) exec(args [][]byte) string {
 	if problem != "" {
 		return problem
 	}
-	if first.kind == '-' && first.str == string(errInternal) {
+	if hasInternalError(first) {
 		return "replied ERR internal error"
 	}
 	if f.id == 0 && first.kind == ':' {
@@ -385,6 +391,8 @@ func (f *cmdFuzzer) exec(args [][]byte) string {
 // runCmd runs one argument list for fc. A MULTI runs a transaction of
 // fuzzed commands instead (transaction): after MULTI, exec's check (one
 // reply, then ECHO's) no longer holds, since every command answers QUEUED.
+// A script command runs a real script half of the time, and any command
+// runs, one time in eight, from a script (script).
 func (f *cmdFuzzer) runCmd(t testing.TB, ch chooser, fc *fuzzCmd) {
 	t.Helper()
 	args := genArgs(ch, fc)
@@ -392,7 +400,106 @@ func (f *cmdFuzzer) runCmd(t testing.TB, ch chooser, fc *fuzzCmd) {
 		f.transaction(t, ch)
 		return
 	}
-	f.run(t, args)
+	switch {
+	case slices.Contains(fuzzScriptCommands, fc.name) && ch.intn(2) == 0:
+		f.script(t, ch, fc.name, fuzzScripts, &f.cmds[ch.intn(len(f.cmds))])
+	case ch.intn(8) == 0:
+		f.script(t, ch, fuzzRunners[ch.intn(len(fuzzRunners))], fuzzScripts[:fuzzCallers], fc)
+	default:
+		f.run(t, args)
+	}
+}
+
+// fuzzScriptCommands are the commands script runs with a real script,
+// and fuzzRunners those of them that run one, which runCmd runs any
+// command from.
+var (
+	fuzzScriptCommands = []string{"eval", "eval_ro", "evalsha", "evalsha_ro", "script|load", "fcall", "fcall_ro", "function|load"}
+	fuzzRunners        = []string{"eval", "eval_ro", "evalsha", "evalsha_ro", "fcall", "fcall_ro"}
+)
+
+// fuzzScripts are the scripts script gives them. The first fuzzCallers
+// run the fuzzed argument list of a command that ARGV holds; the others
+// reach the conversions of replies, the shebang, compile and runtime
+// errors. None loops for long: the fuzzer sets no busy-reply-threshold
+// and sends no SCRIPT KILL.
+const fuzzCallers = 6
+
+var fuzzScripts = []string{
+	"return redis.call(unpack(ARGV))",
+	"return redis.pcall(unpack(ARGV))",
+	"return {redis.pcall(unpack(ARGV)), redis.call(unpack(ARGV))}",
+	"#!lua flags=no-writes\nreturn redis.call(unpack(ARGV))",
+	"#!lua flags=no-writes,allow-oom\nreturn redis.pcall(unpack(ARGV))",
+	"local r = redis.pcall(unpack(ARGV)) if type(r) == 'table' then return #r end return r",
+	"return redis.call(ARGV[1], KEYS[1])",
+	"return {1, 2}",
+	"return {1, {2, {3, 'x'}}, redis.status_reply('OK'), redis.error_reply('E x'), false, 3.5, true}",
+	"return {err = ARGV[1]}",
+	"return redis.status_reply(ARGV[1] or 'x')",
+	"return tonumber(ARGV[1])",
+	"return #KEYS + #ARGV",
+	"return redis.sha1hex(ARGV[1] or '')",
+	"return string.rep(ARGV[1] or '', 3)",
+	"local t = {} for i = 1, 1000 do t[i] = i end return t",
+	"return (",
+	"error('fuzz')",
+	"error({err = 'FUZZ raised'})",
+	"return redis.call()",
+	"return redis.call('nosuch')",
+	"return redis.call('get', {})",
+	"x = 1",
+	"#!lua flags=bogus\nreturn 1",
+	"#!notlua\nreturn 1",
+}
+
+// fuzzFunctions are the functions of fuzzLibrary: FCALL_RO may call the
+// second only.
+var fuzzFunctions = []string{"fuzz_rw", "fuzz_ro"}
+
+// fuzzLibrary is a FUNCTION LOAD library whose functions run body (its
+// shebang line left out) with KEYS and ARGV as a script would.
+func fuzzLibrary(body string) string {
+	if strings.HasPrefix(body, "#!") {
+		_, body, _ = strings.Cut(body, "\n")
+	}
+	return "#!lua name=fuzz\n" +
+		"redis.register_function('fuzz_rw', function(KEYS, ARGV)\n" + body + "\nend)\n" +
+		"redis.register_function{function_name = 'fuzz_ro', flags = {'no-writes'}, callback = function(KEYS, ARGV)\n" + body + "\nend}\n"
+}
+
+// script runs name, one of fuzzScriptCommands, with one of bodies, up to
+// two keys and, as arguments, a fuzzed argument list of inner, which most
+// scripts run. EVALSHA and FCALL load their script or library first,
+// most of the time.
+func (f *cmdFuzzer) script(t testing.TB, ch chooser, name string, bodies []string, inner *fuzzCmd) {
+	t.Helper()
+	f.luas++
+	body := bodies[ch.intn(len(bodies))]
+	tail := [][]byte{nil}
+	for range ch.intn(3) {
+		tail = append(tail, []byte(fuzzKeys[ch.intn(len(fuzzKeys))]))
+	}
+	tail[0] = []byte(strconv.Itoa(len(tail) - 1)) // numkeys
+	tail = append(tail, genArgs(ch, inner)...)
+	switch name {
+	case "script|load":
+		f.run(t, bytesArgs("SCRIPT", "LOAD", body))
+	case "eval", "eval_ro":
+		f.run(t, append(bytesArgs(name, body), tail...))
+	case "evalsha", "evalsha_ro":
+		if ch.intn(4) != 0 {
+			f.run(t, bytesArgs("SCRIPT", "LOAD", body))
+		}
+		f.run(t, append(bytesArgs(name, sha1Hex(body)), tail...))
+	case "function|load":
+		f.run(t, bytesArgs("FUNCTION", "LOAD", "REPLACE", fuzzLibrary(body)))
+	case "fcall", "fcall_ro":
+		if ch.intn(4) != 0 {
+			f.run(t, bytesArgs("FUNCTION", "LOAD", "REPLACE", fuzzLibrary(body)))
+		}
+		f.run(t, append(bytesArgs(name, fuzzFunctions[ch.intn(len(fuzzFunctions))]), tail...))
+	}
 }
 
 // fuzzNotQueued are the commands a fuzzed transaction does not queue: they
@@ -474,9 +581,10 @@ func (f *cmdFuzzer) transaction(t testing.TB, ch chooser) {
 }
 
 // hasInternalError reports whether v, or a reply inside it, is ERR
-// internal error.
+// internal error, or that error ending a script (with where it was
+// raised after it).
 func hasInternalError(v respValue) bool {
-	if v.kind == '-' && v.str == string(errInternal) {
+	if v.kind == '-' && (v.str == string(errInternal) || strings.HasPrefix(v.str, string(errInternal)+" script: ")) {
 		return true
 	}
 	return slices.ContainsFunc(v.elems, hasInternalError)
@@ -701,7 +809,7 @@ func TestCommandFuzz(t *testing.T) {
 		}
 		f.checkKeys(t)
 	}
-	t.Logf("%d commands and subcommands, %d argument lists, %d transactions", len(f.cmds), f.ran, f.txns)
+	t.Logf("%d commands and subcommands, %d argument lists, %d transactions, %d real scripts", len(f.cmds), f.ran, f.txns, f.luas)
 }
 
 // fuzzFound are argument lists that once broke a rule of the fuzzer,

@@ -489,10 +489,19 @@ func (s *Server) endEvents(c *Ctx) {
 	}
 	// Keys the command found expired go now, with their expired event, as
 	// Redis deletes a key its lookup finds expired; in a group or a
-	// transaction, which hold locks, active expiry's goroutine does it.
+	// transaction, which hold locks, active expiry's goroutine does it. A
+	// read's lookups that found nothing make keymiss events, after that.
 	for _, f := range log.Facts {
-		if f.Kind == types.KeyFoundExpired {
+		switch f.Kind {
+		case types.KeyFoundExpired:
 			s.eng.ExpireFound(f, alone)
+			if missNotifies(c.cmd, c.args, f.Key) {
+				s.keyMissed(cl, f, alone)
+			}
+		case types.KeyMissed:
+			if missNotifies(c.cmd, c.args, f.Key) {
+				s.keyMissed(cl, f, alone)
+			}
 		}
 	}
 	clear(log.Facts)
@@ -512,6 +521,41 @@ func (s *Server) publishEvents(cl *Client) {
 func (s *Server) dropEvents(cl *Client) {
 	clear(cl.events)
 	cl.events = cl.events[:0]
+}
+
+// missNotifies reports whether cmd's lookup of key, which found nothing,
+// makes a keymiss event, as Redis's read lookups (lookupKeyRead) do: every
+// lookup of a read command, none of a write command's, but for the writes
+// that read their source first, and OBJECT's, which do not notify.
+func missNotifies(cmd *Command, args [][]byte, key []byte) bool {
+	switch cmd.Name {
+	case "object":
+		return false
+	case "getex", "getdel":
+		return true
+	case "copy":
+		return string(key) == string(args[1])
+	case "sort":
+		// Its source and its BY and GET patterns' keys, not its STORE key.
+		for i := 2; i+1 < len(args); i++ {
+			if strings.EqualFold(string(args[i]), "store") && string(args[i+1]) == string(key) {
+				return false
+			}
+		}
+		return true
+	}
+	return cmd.Flags&ReadOnly != 0
+}
+
+// keyMissed publishes the keymiss event of a read's lookup that found
+// nothing, or keeps it for the client's group's commit.
+func (s *Server) keyMissed(cl *Client, f types.KeyFact, alone bool) {
+	ev := keyEvent{notifyKeyMiss, "keymiss", f.DB, f.Key}
+	if alone {
+		s.publishEvent(ev)
+		return
+	}
+	cl.events = append(cl.events, ev)
 }
 
 // keyExpired publishes the expired event of a key active expiry removed.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"regexp"
+	"runtime/debug"
 	"runtime/metrics"
 	"slices"
 	"strconv"
@@ -168,10 +169,13 @@ type scriptRun struct {
 	wrote, killed, shutdown atomic.Bool
 	// outOfMemory: guardScriptMemory stopped it.
 	outOfMemory atomic.Bool
-	cancel                  context.CancelFunc
+	cancel      context.CancelFunc
 	// raised is the text of the last error the redis object raised, to
 	// tell it from a Lua error when it ends the script.
 	raised string
+	// panicked is the panic of a command the script called (callSafely),
+	// which runLua panics with again once the interpreter has unwound.
+	panicked any
 }
 
 // command runs one redis.call of the script: its reply, or its error's
@@ -217,11 +221,30 @@ func (r *scriptRun) command(args [][]byte) (reply []byte, errText string) {
 	if flags&Write != 0 {
 		r.wrote.Store(true)
 	}
-	s.call(ctx, cmd, sub, run, args)
+	r.callSafely(ctx, cmd, sub, run, args)
 	if len(out.b) > 0 && out.b[0] == '-' {
 		return nil, strings.TrimSuffix(string(out.b[1:]), "\r\n")
 	}
 	return out.b, ""
+}
+
+// callSafely runs a command of the script. A panic in it is a bug in
+// Shale: it is logged here, with the command's stack, and unwinds the
+// script, and runLua panics with it again once the interpreter is out of
+// the way, for dispatchSafely: the client gets ERR internal error and
+// loses its connection, and nothing of the script is written. The
+// interpreter's PCall, which recovers any panic, made it a script error
+// that showed the panic's text and committed the script's writes.
+func (r *scriptRun) callSafely(ctx *Ctx, cmd *Command, sub int, run func(*Ctx, [][]byte) error, args [][]byte) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.panicked = p
+			r.s.log.Error().Str("cmd", cmd.Name).Str("panic", panicText(p)).Str("stack", string(debug.Stack())).
+				Msg("command panicked in a script")
+			panic(p)
+		}
+	}()
+	r.s.call(ctx, cmd, sub, run, args)
 }
 
 // log is redis.log: into Shale's log at the matching level.
@@ -410,6 +433,9 @@ func (s *Server) runLua(c *Ctx, vm *luaVM, g *store.Group, own bool, lc luaCall)
 		L.Pop(1)
 	}
 	L.SetTop(0)
+	if run.panicked != nil {
+		panic(run.panicked) // callSafely's: nothing of the script is written
+	}
 	if run.shutdown.Load() {
 		// SHUTDOWN stopped it: nothing of it is written, and its
 		// connection closes without a reply, as in Redis.

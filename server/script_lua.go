@@ -81,6 +81,7 @@ func newLuaVM() *luaVM {
 	}
 	g.RawSetString("redis", vm.redisObject())
 	lualib.Open(L) // cjson, cmsgpack, struct, bit
+	vm.guardRawWrites()
 	// gcinfo, which gopher-lua lacks: the memory in use, in KiB.
 	g.RawSetString("gcinfo", L.NewFunction(func(L *lua.LState) int {
 		var ms runtime.MemStats
@@ -133,8 +134,61 @@ func readOnly(L *lua.LState, t *lua.LTable) (*lua.LTable, *lua.LTable) {
 		return 0
 	}))
 	mt.RawSetString("__metatable", lua.LFalse)
+	mt.RawSetString(readOnlyMark, lua.LTrue)
 	L.SetMetatable(proxy, mt)
 	return proxy, mt
+}
+
+// readOnlyMark marks the metatables of readOnly's tables, for isReadOnly.
+// Scripts never see those metatables (their __metatable hides them).
+const readOnlyMark = "__shale_readonly"
+
+// isReadOnly reports whether t is one of readOnly's tables.
+func isReadOnly(t *lua.LTable) bool {
+	mt, ok := t.Metatable.(*lua.LTable)
+	return ok && mt.RawGetString(readOnlyMark) == lua.LTrue
+}
+
+// guardRawWrites closes the ways around readOnly's __newindex, before
+// the globals are copied for scripts: rawset, setmetatable and
+// table.insert, which write raw, refuse a read-only table, as they do in
+// Redis (they let a script change _G or a library for every script after
+// it on this state; table.remove and table.sort write only the array
+// part, which a read-only table never gets); and the chunks of
+// loadstring and load run in the scripts' environment, not in the
+// state's own globals, which are not read-only.
+func (vm *luaVM) guardRawWrites() {
+	L, g := vm.L, vm.L.G.Global
+	wrap := func(t *lua.LTable, name string, fn func(orig lua.LGFunction) lua.LGFunction) {
+		if orig, ok := t.RawGetString(name).(*lua.LFunction); ok && orig.IsG {
+			t.RawSetString(name, L.NewFunction(fn(orig.GFunction)))
+		}
+	}
+	refuseReadOnly := func(orig lua.LGFunction) lua.LGFunction {
+		return func(L *lua.LState) int {
+			if t, ok := L.Get(1).(*lua.LTable); ok && isReadOnly(t) {
+				// Raised without a position, as Redis's C functions do.
+				L.Error(lua.LString("Attempt to modify a readonly table"), 0)
+			}
+			return orig(L)
+		}
+	}
+	wrap(g, "rawset", refuseReadOnly)
+	wrap(g, "setmetatable", refuseReadOnly)
+	if tbl, ok := g.RawGetString(lua.TabLibName).(*lua.LTable); ok {
+		wrap(tbl, "insert", refuseReadOnly)
+	}
+	inSandbox := func(orig lua.LGFunction) lua.LGFunction {
+		return func(L *lua.LState) int {
+			n := orig(L)
+			if fn, ok := L.Get(-n).(*lua.LFunction); ok && n > 0 {
+				fn.Env = vm.env
+			}
+			return n
+		}
+	}
+	wrap(g, "loadstring", inSandbox)
+	wrap(g, "load", inSandbox)
 }
 
 // redisObject builds the redis table scripts call.
@@ -144,8 +198,15 @@ func (vm *luaVM) redisObject() *lua.LTable {
 	fns := map[string]lua.LGFunction{
 		"call":  func(L *lua.LState) int { return vm.call(L, true) },
 		"pcall": func(L *lua.LState) int { return vm.call(L, false) },
+		// error_reply and status_reply take one string, and otherwise
+		// return (not raise) Redis's error.
 		"error_reply": func(L *lua.LState) int {
-			msg := L.CheckString(1)
+			text, ok := L.Get(1).(lua.LString)
+			if L.GetTop() != 1 || !ok {
+				L.Push(errorTable(L, errLuaReplyArgs))
+				return 1
+			}
+			msg := string(text)
 			if !strings.HasPrefix(msg, "-") {
 				msg = "-" + msg
 			}
@@ -153,20 +214,44 @@ func (vm *luaVM) redisObject() *lua.LTable {
 			return 1
 		},
 		"status_reply": func(L *lua.LState) int {
+			text, ok := L.Get(1).(lua.LString)
+			if L.GetTop() != 1 || !ok {
+				L.Push(errorTable(L, errLuaReplyArgs))
+				return 1
+			}
 			r := L.NewTable()
-			r.RawSetString("ok", lua.LString(L.CheckString(1)))
+			r.RawSetString("ok", text)
 			L.Push(r)
 			return 1
 		},
 		"sha1hex": func(L *lua.LState) int {
-			L.Push(lua.LString(sha1Hex(L.CheckString(1))))
+			if L.GetTop() != 1 {
+				vm.raise(L, "wrong number of arguments")
+			}
+			// Anything but a string or a number hashes as "", as
+			// lua_tolstring's NULL does in Redis.
+			L.Push(lua.LString(sha1Hex(L.ToString(1))))
 			return 1
 		},
+		// breakpoint and debug serve Redis's script debugger, which Shale
+		// lacks; outside a debugging session they do nothing there too.
+		"breakpoint": func(L *lua.LState) int {
+			L.Push(lua.LFalse)
+			return 1
+		},
+		"debug": func(L *lua.LState) int { return 0 },
 		"log": func(L *lua.LState) int {
 			if L.GetTop() < 2 {
 				vm.raise(L, "redis.log() requires two arguments or more.")
 			}
-			level := L.CheckInt(1)
+			f, isNum := luaNumber(L.Get(1))
+			if !isNum {
+				vm.raise(L, "First argument must be a number (log level).")
+			}
+			level := int(f) // Redis casts it
+			if level < 0 || level > 3 {
+				vm.raise(L, "Invalid debug level.")
+			}
 			var parts []string
 			for i := 2; i <= L.GetTop(); i++ {
 				parts = append(parts, L.ToStringMeta(L.Get(i)).String())
@@ -210,6 +295,27 @@ func (vm *luaVM) redisObject() *lua.LTable {
 		t.RawSetString(name, v)
 	}
 	return t
+}
+
+// errLuaReplyArgs is what redis.error_reply and redis.status_reply
+// return when not given one string.
+const errLuaReplyArgs = "-ERR wrong number or type of arguments"
+
+// luaNumber is v as lua_isnumber and lua_tonumber see it: a number, or a
+// string that reads as one (spaces around, hexadecimal).
+func luaNumber(v lua.LValue) (float64, bool) {
+	switch x := v.(type) {
+	case lua.LNumber:
+		return float64(x), true
+	case lua.LString:
+		s := strings.TrimSpace(string(x))
+		if n, err := strconv.ParseInt(s, 0, 64); err == nil {
+			return float64(n), true
+		}
+		f, err := strconv.ParseFloat(s, 64)
+		return f, err == nil
+	}
+	return 0, false
 }
 
 // call is redis.call (raise set) and redis.pcall: it runs a command in the

@@ -314,7 +314,7 @@ func TestFunctionBusyAndKill(t *testing.T) {
 				done <- conn.Do(ctx, "FCALL", name, "0", "an-arg").Err()
 			}()
 			pollUntil(t, 10*time.Second, func() (bool, string) {
-				err := c.Get(ctx, "x").Err()
+				err := busyProbe(c)
 				return err != nil && strings.HasPrefix(err.Error(), "BUSY "), fmt.Sprint(err)
 			})
 			return done
@@ -343,7 +343,7 @@ func TestFunctionBusyAndKill(t *testing.T) {
 		}()
 		scriptBusy := "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
 		pollUntil(t, 10*time.Second, func() (bool, string) {
-			err := c.Get(ctx, "x").Err()
+			err := busyProbe(c)
 			return err != nil && err.Error() == scriptBusy, fmt.Sprint(err)
 		})
 		run(t, c, []step{

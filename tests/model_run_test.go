@@ -48,8 +48,11 @@ const (
 // (default modelDefaultOps) over strings, hashes, lists, sets and sorted
 // sets in two dbs, mixed with DEL, UNLINK, TTLs, RENAME, MOVE, COPY,
 // FLUSHDB, transactions (MULTI and EXEC, with reads of the transaction's
-// own writes inside it; DISCARD; EXECABORT), compactions of every kind and
-// clean and SIGKILL restarts. After
+// own writes inside it; DISCARD; EXECABORT), scripts (EVAL, EVALSHA after
+// SCRIPT LOAD, EVAL_RO and EVALSHA_RO, with redis.call or redis.pcall, reads
+// of the script's own writes, SELECT inside the script, errors that end it
+// and keep its writes before), compactions of every kind and clean and
+// SIGKILL restarts. After
 // every step it compares every key (type, TTL or not, full content and
 // size), DBSIZE per db, and the record counts of the column families with
 // the model in model_test.go. SHALE_MODEL_SEED replays a seed (the subtest's
@@ -108,8 +111,8 @@ func modelSeed(t *testing.T, seed uint64, steps int) {
 		return gen.next()
 	}
 	res := runModel(t, steps, next)
-	t.Logf("model: seed %d: %d operations (%d commands, %d restarts, %d transactions) in %v, %v of it in restarts and waits for expiry",
-		seed, res.steps, res.commands, res.restarts, res.txns, time.Since(start).Round(time.Millisecond), res.waited.Round(time.Millisecond))
+	t.Logf("model: seed %d: %d operations (%d commands, %d restarts, %d transactions, %d scripts) in %v, %v of it in restarts and waits for expiry",
+		seed, res.steps, res.commands, res.restarts, res.txns, res.scripts, time.Since(start).Round(time.Millisecond), res.waited.Round(time.Millisecond))
 	if res.err == nil {
 		return
 	}
@@ -133,6 +136,7 @@ func modelSeed(t *testing.T, seed uint64, steps int) {
 type modelResult struct {
 	steps, commands, restarts int
 	txns                      int           // opMulti steps
+	scripts                   int           // opScript steps
 	waited                    time.Duration // in restarts and waits for expiry
 	failed                    int           // the index of the failing step
 	err                       error         // nil when every step passed
@@ -151,12 +155,13 @@ func runModel(t *testing.T, n int, next func() modelOp) modelResult {
 	r.start("")
 	defer r.stop(false)
 	result := func(steps, failed int, err error) modelResult {
-		return modelResult{steps: steps, commands: r.commands, restarts: r.restarts, txns: r.txns, waited: r.waited, failed: failed, err: err}
+		return modelResult{steps: steps, commands: r.commands, restarts: r.restarts, txns: r.txns, scripts: r.scripts,
+			waited: r.waited, failed: failed, err: err}
 	}
 	for i := range n {
 		op := next()
 		switch op.kind {
-		case opCmd, opCompact, opCompactCF, opReclaim, opMulti:
+		case opCmd, opCompact, opCompactCF, opReclaim, opMulti, opScript:
 			r.enqueue(i, op)
 			if len(r.pending) < modelBatch {
 				continue
@@ -241,8 +246,12 @@ type modelRunner struct {
 	pending  []pendingStep
 	commands int // commands sent, checks included
 	restarts int
-	txns     int           // transactions sent
-	waited   time.Duration // in restarts and waits for active expiry
+	txns     int // transactions sent
+	scripts  int // scripts sent
+	// onRedis: the server is redis-server (TestModelOnRedis), which has
+	// no column families whose records the checks could count.
+	onRedis bool
+	waited  time.Duration // in restarts and waits for active expiry
 }
 
 func (r *modelRunner) start(dir string) {
@@ -318,6 +327,11 @@ func (r *modelRunner) enqueue(index int, op modelOp) {
 		return
 	}
 	want := r.m.apply(op)
+	if op.kind == opScript {
+		r.scripts++
+		r.pending = append(r.pending, pendingStep{index, op, append(r.addScript(op, want), r.addCheck(op.db, nil, nil)...)})
+		return
+	}
 	var args []any
 	switch op.kind {
 	case opCompact:
@@ -363,6 +377,29 @@ func (r *modelRunner) addTxn(op modelOp, cmds [][]any, want any) []probe {
 	} else {
 		add(want, []any{"EXEC"})
 	}
+	return probes
+}
+
+// addScript adds an opScript to the pipeline: SELECT, then for EVALSHA
+// SCRIPT LOAD of the body (every time: a restart empties the script
+// cache), the script, whose reply is want, and CLIENT INFO, which must
+// show op.db still selected: a script's SELECT is the script's own.
+func (r *modelRunner) addScript(op modelOp, want any) []probe {
+	var probes []probe
+	ctx := context.Background() // Exec has the deadline
+	add := func(want any, args ...any) {
+		probes = append(probes, probe{op.db, args, r.pipe.Do(ctx, args...), want})
+	}
+	s := op.luaScript()
+	script := s.body
+	if op.script.bySha() {
+		add(s.sha, "SCRIPT", "LOAD", s.body)
+		script = s.sha
+	}
+	r.pipe.Select(ctx, op.db)
+	args := append([]any{op.script.command(), script, strconv.Itoa(len(s.keys))}, strsToAny(s.keys)...)
+	add(want, append(args, strsToAny(s.argv)...)...)
+	add(containsAll(fmt.Sprintf(" db=%d ", op.db)), "CLIENT", "INFO")
 	return probes
 }
 
@@ -616,6 +653,9 @@ func (r *modelRunner) addCheck(db int, args []any, want any) []probe {
 		}
 	}
 	add(-1, ks, "INFO", "keyspace")
+	if r.onRedis {
+		return probes
+	}
 	bounds := r.m.bounds()
 	for _, cf := range slices.Sorted(maps.Keys(bounds)) {
 		b := bounds[cf]
@@ -701,6 +741,51 @@ func TestModelMatchers(t *testing.T) {
 		if _, ok := redisInt(s); ok != want {
 			t.Errorf("redisInt(%q) ok = %v, want %v", s, ok, want)
 		}
+	}
+}
+
+// modelOnRedisOps is the length of TestModelOnRedis's run.
+const modelOnRedisOps = 5000
+
+// TestModelOnRedis checks the model itself: it runs the start of the
+// default seed's sequence on redis-server, with every reply and the whole
+// keyspace checked after every step as TestModel does, save the record
+// counts. Compactions change nothing there, and the sequence has no
+// restart; a tiny TTL waits, as on Shale, until the key is gone.
+func TestModelOnRedis(t *testing.T) {
+	t.Parallel()
+	p := startRedis(t)
+	r := &modelRunner{t: t, m: newModel(), p: p, onRedis: true}
+	r.cl = newClient(p.Addr, "")
+	r.conn = r.cl.Conn()
+	r.pipe = r.conn.Pipeline()
+	defer r.cl.Close()
+	defer r.conn.Close()
+	gen := newOpGen(modelDefaultSeed, 0)
+	for i := range modelOnRedisOps {
+		switch op := gen.next(); op.kind {
+		case opCmd, opMulti, opScript:
+			r.enqueue(i, op)
+			if len(r.pending) < modelBatch {
+				continue
+			}
+		case opTinyExpire:
+			if failed, err := r.flush(); err != nil {
+				t.Fatalf("step %d: %v", failed, err)
+			}
+			if err := r.special(i, op); err != nil {
+				t.Fatalf("step %d: %v: %v", i, op, err)
+			}
+		default:
+			r.m.apply(op)
+			continue
+		}
+		if failed, err := r.flush(); err != nil {
+			t.Fatalf("step %d: %v", failed, err)
+		}
+	}
+	if failed, err := r.flush(); err != nil {
+		t.Fatalf("step %d: %v", failed, err)
 	}
 }
 

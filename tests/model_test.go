@@ -1,6 +1,8 @@
 package tests
 
 import (
+	"crypto/sha1"
+	"encoding/hex"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -50,6 +52,7 @@ const (
 	opRestart                  // SIGTERM and restart on the same directory
 	opKill                     // SIGKILL and restart on the same directory
 	opMulti                    // MULTI, the txn ops' commands (SELECT between dbs), then EXEC or DISCARD
+	opScript                   // a script whose redis.call's are the txn ops' commands (SELECT between dbs)
 )
 
 // txnEnd is how a transaction (opMulti) ends.
@@ -64,6 +67,35 @@ const (
 // modelTxnEvery is the mean number of steps between two transactions.
 const modelTxnEvery = 8
 
+// scriptMode is how an opScript is sent.
+type scriptMode int
+
+const (
+	scriptEval      scriptMode = iota // EVAL body
+	scriptEvalSha                     // SCRIPT LOAD body, then EVALSHA sha
+	scriptEvalRO                      // EVAL_RO body: reads, and maybe a refused write last
+	scriptEvalShaRO                   // SCRIPT LOAD body, then EVALSHA_RO sha
+)
+
+func (s scriptMode) readOnly() bool { return s == scriptEvalRO || s == scriptEvalShaRO }
+func (s scriptMode) bySha() bool    { return s == scriptEvalSha || s == scriptEvalShaRO }
+
+// command is the command that runs the script.
+func (s scriptMode) command() string {
+	return [...]string{"EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO"}[s]
+}
+
+// modelScriptEvery is the mean number of steps between two scripts.
+const modelScriptEvery = 10
+
+// modelReads are the read commands scripts call (EVAL_RO's only ones),
+// which the generator's main stream never picks: a check reads the whole
+// state after every step anyway. What they read inside a script is the
+// script's own writes, not yet committed. The typed ones have their type
+// in modelCmdType.
+var modelReads = []string{"TYPE", "EXISTS", "DBSIZE", "GET", "STRLEN", "HGET", "HLEN", "HGETALL", "LLEN", "LINDEX", "LRANGE",
+	"SISMEMBER", "SCARD", "ZSCORE", "ZCARD"}
+
 // modelOp is one step of a model run.
 type modelOp struct {
 	kind opKind
@@ -74,16 +106,21 @@ type modelOp struct {
 	// meets the expired key lazily.
 	then   []string
 	thenDB int
-	// txn are an opMulti's commands (opCmd ops, in their dbs) and end
-	// how it ends; with txnAbort, bad is the refused command, queued
-	// before txn[badAt]. An EXEC'd transaction reads, after each txn[i]
-	// with reads[i] set, txn[i]'s key and DBSIZE: what the commands
-	// before wrote, not yet committed.
+	// txn are an opMulti's or an opScript's commands (opCmd ops, in
+	// their dbs). An opMulti ends how end says; with txnAbort, bad is
+	// the refused command, queued before txn[badAt]. An EXEC'd
+	// transaction reads, after each txn[i] with reads[i] set, txn[i]'s
+	// key and DBSIZE: what the commands before wrote, not yet committed.
 	txn   []modelOp
 	end   txnEnd
 	bad   []string
 	badAt int
 	reads []bool
+	// script is how an opScript is sent, and pcall whether its calls are
+	// redis.pcall, whose errors become elements of the script's reply,
+	// rather than redis.call, whose first error ends the script.
+	script scriptMode
+	pcall  bool
 }
 
 // followUp is the op's then command as an op of its own.
@@ -105,6 +142,60 @@ func (op modelOp) txnCommands() [][]string {
 		cmds = append(cmds, sub.args)
 	}
 	return cmds
+}
+
+// modelScript is an opScript's script: a body that names no key and no
+// value (they come in KEYS and ARGV, as a careful client passes them, so
+// that ops with the same shape share a script and EVALSHA's cache), its
+// SHA1, and the line of each txn op's call, which an error names.
+type modelScript struct {
+	body, sha  string
+	keys, argv []string
+	lines      []int
+}
+
+// luaScript writes op's script: one line per call, in the order of
+// op.txn, with redis.call('select', ...) before an op in another db than
+// the one before it (a SELECT a script makes is its own: the caller's db
+// stays selected), then a line returning every call's reply.
+func (op modelOp) luaScript() modelScript {
+	var s modelScript
+	var b strings.Builder
+	call := "redis.call"
+	if op.pcall {
+		call = "redis.pcall"
+	}
+	argv := func(v string) string {
+		s.argv = append(s.argv, v)
+		return "ARGV[" + strconv.Itoa(len(s.argv)) + "]"
+	}
+	db, line := op.db, 0
+	var results []string
+	for i, sub := range op.txn {
+		if sub.db != db {
+			line++
+			fmt.Fprintf(&b, "redis.call('select', %s)\n", argv(strconv.Itoa(sub.db)))
+			db = sub.db
+		}
+		params := []string{argv(sub.args[0])}
+		for j, a := range sub.args[1:] {
+			if j == 0 { // every model command with arguments has its key first
+				s.keys = append(s.keys, a)
+				params = append(params, "KEYS["+strconv.Itoa(len(s.keys))+"]")
+			} else {
+				params = append(params, argv(a))
+			}
+		}
+		line++
+		results = append(results, "r"+strconv.Itoa(i+1))
+		fmt.Fprintf(&b, "local r%d = %s(%s)\n", i+1, call, strings.Join(params, ", "))
+		s.lines = append(s.lines, line)
+	}
+	fmt.Fprintf(&b, "return {%s}\n", strings.Join(results, ", "))
+	s.body = b.String()
+	sum := sha1.Sum([]byte(s.body))
+	s.sha = hex.EncodeToString(sum[:])
+	return s
 }
 
 func (op modelOp) String() string {
@@ -145,6 +236,26 @@ func (op modelOp) String() string {
 			fmt.Fprintf(&b, " (reads after ops %v)", op.reads)
 		}
 		return b.String() + "; EXEC"
+	case opScript:
+		var b strings.Builder
+		fmt.Fprintf(&b, "db%d: %s, redis.", op.db, op.script.command())
+		if op.pcall {
+			b.WriteString("pcall:")
+		} else {
+			b.WriteString("call:")
+		}
+		db := op.db
+		for i, sub := range op.txn {
+			if i > 0 {
+				b.WriteByte(';')
+			}
+			if sub.db != db {
+				fmt.Fprintf(&b, " SELECT %d;", sub.db)
+				db = sub.db
+			}
+			fmt.Fprintf(&b, " %s", strings.Join(sub.args, " "))
+		}
+		return b.String()
 	}
 	return fmt.Sprintf("op kind %d", op.kind)
 }
@@ -316,10 +427,12 @@ var modelCmdType = map[string]string{
 	"LPUSH": "list", "RPUSH": "list", "LPOP": "list", "RPOP": "list", "LTRIM": "list",
 	"SADD": "set", "SREM": "set",
 	"ZADD": "zset", "ZREM": "zset", "ZINCRBY": "zset",
+	"GET": "string", "STRLEN": "string", "HGET": "hash", "HLEN": "hash", "HGETALL": "hash", "LLEN": "list", "LINDEX": "list", "LRANGE": "list",
+	"SISMEMBER": "set", "SCARD": "set", "ZSCORE": "zset", "ZCARD": "zset",
 }
 
 const (
-	modelWrongType = errPrefix("WRONGTYPE")
+	modelWrongType = errText("WRONGTYPE Operation against a key holding the wrong kind of value")
 	modelOK        = "OK"
 )
 
@@ -370,9 +483,34 @@ func (m *model) applyTxn(op modelOp) (cmds [][]any, want any) {
 	return cmds, replies
 }
 
+// applyScript runs an opScript on the model and returns the script's
+// reply: its calls' replies, which come back through Lua as they were (a
+// status as {ok=...} and back, a nil bulk as false and back, an integer as
+// a number), or the error that ended it, with where it was raised. As in
+// Redis, the writes before that error stay. A write in a read-only script
+// is refused and writes nothing.
+func (m *model) applyScript(op modelOp) any {
+	s := op.luaScript()
+	replies := []any{}
+	for i, sub := range op.txn {
+		var want any
+		if op.script.readOnly() && !slices.Contains(modelReads, sub.args[0]) {
+			want = errText("ERR Write commands are not allowed from read-only scripts.")
+		} else {
+			want = m.apply(sub)
+		}
+		if e, isErr := want.(errText); isErr && !op.pcall {
+			return errText(fmt.Sprintf("%s script: %s, on @user_script:%d.", e, s.sha, s.lines[i]))
+		}
+		replies = append(replies, want)
+	}
+	return replies
+}
+
 // apply runs op on the model and returns the reply the server must give
-// (nil for a nil reply). Only opCmd and opTinyExpire have a reply; for the
-// latter, apply covers the PEXPIRE, not the follow-up.
+// (nil for a nil reply). Only opCmd, opTinyExpire, opMulti and opScript
+// have a reply; for opTinyExpire, apply covers the PEXPIRE, not the
+// follow-up.
 func (m *model) apply(op modelOp) any {
 	switch op.kind {
 	case opCompact:
@@ -392,12 +530,17 @@ func (m *model) apply(op modelOp) any {
 	case opMulti:
 		_, want := m.applyTxn(op)
 		return want
+	case opScript:
+		return m.applyScript(op)
 	}
 	db := m.dbs[op.db]
 	a := op.args
-	if a[0] == "FLUSHDB" {
+	switch a[0] {
+	case "FLUSHDB":
 		m.flush(op.db)
 		return modelOK
+	case "DBSIZE":
+		return int64(len(db))
 	}
 	key := a[1]
 	v := db[key]
@@ -417,6 +560,69 @@ func (m *model) apply(op modelOp) any {
 		}
 	}
 	switch a[0] {
+	case "GET":
+		if v == nil {
+			return nil
+		}
+		return v.str
+	case "STRLEN":
+		if v == nil {
+			return int64(0)
+		}
+		return int64(len(v.str))
+	case "HGET":
+		if v == nil {
+			return nil
+		}
+		if f, has := v.hash[a[2]]; has {
+			return f
+		}
+		return nil
+	case "HGETALL":
+		if v == nil {
+			return []any{}
+		}
+		return pairs(maps.Clone(v.hash))
+	case "LRANGE": // the generator asks for 0 -1 only: the whole list
+		if v == nil {
+			return []any{}
+		}
+		return slices.Clone(v.list)
+	case "HLEN", "LLEN", "SCARD", "ZCARD":
+		if v == nil {
+			return int64(0)
+		}
+		return int64(v.size())
+	case "LINDEX":
+		if v == nil {
+			return nil
+		}
+		i, _ := strconv.Atoi(a[2])
+		if i < 0 {
+			i += len(v.list)
+		}
+		if i < 0 || i >= len(v.list) {
+			return nil
+		}
+		return v.list[i]
+	case "SISMEMBER":
+		if v == nil || !v.set[a[2]] {
+			return int64(0)
+		}
+		return int64(1)
+	case "ZSCORE":
+		if v == nil {
+			return nil
+		}
+		if f, has := v.zset[a[2]]; has {
+			return floatApprox(f)
+		}
+		return nil
+	case "TYPE":
+		if v == nil {
+			return "none"
+		}
+		return v.typ
 	case "SET":
 		if v != nil {
 			m.bury(v)
@@ -678,14 +884,18 @@ type opGen struct {
 	// it ends: a stream of its own, so that rng's stream, and what each
 	// seed covers, is the same as before transactions.
 	txr *rand.Rand
+	// scr decides which ops of rng's stream a script wraps, how it is
+	// sent, and the reads it adds: a stream of its own, as txr is.
+	scr *rand.Rand
 	// held is an op of rng's stream that could not join the transaction
-	// being built (a restart, a compaction, a tiny TTL): the next op.
+	// or script being built (a restart, a compaction, a tiny TTL): the
+	// next op.
 	held *modelOp
 }
 
 func newOpGen(seed uint64, restartEvery int) *opGen {
 	return &opGen{rng: rand.New(rand.NewPCG(seed, 0x5ea1e)), m: newModel(), restartEvery: restartEvery,
-		txr: rand.New(rand.NewPCG(seed, 0x7a11))}
+		txr: rand.New(rand.NewPCG(seed, 0x7a11)), scr: rand.New(rand.NewPCG(seed, 0x5c21))}
 }
 
 // next returns the next operation.
@@ -696,6 +906,8 @@ func (g *opGen) next() modelOp {
 		op, g.held = *g.held, nil
 	case g.txr.IntN(modelTxnEvery) == 0:
 		op = g.transaction()
+	case g.scr.IntN(modelScriptEvery) == 0:
+		op = g.script()
 	default:
 		op = g.pick()
 	}
@@ -736,6 +948,80 @@ func (g *opGen) transaction() modelOp {
 		op.reads = append(op.reads, t.IntN(2) == 0)
 	}
 	return op
+}
+
+// script wraps one to four commands in a script. A read-write one
+// (EVAL, EVALSHA) takes the next commands of rng's stream and may read,
+// after one, its key: what the script wrote so far. A read-only one
+// (EVAL_RO, EVALSHA_RO) reads, mostly keys that exist, with a read that
+// fits their type, and sometimes ends with a write, which is refused.
+func (g *opGen) script() modelOp {
+	s := g.scr
+	op := modelOp{kind: opScript, script: scriptMode(s.IntN(4)), pcall: s.IntN(3) == 0}
+	n := 1 + s.IntN(4)
+	if op.script.readOnly() {
+		op.db = s.IntN(modelDBs)
+		db := op.db
+		for range n {
+			if s.IntN(4) == 0 {
+				db = s.IntN(modelDBs)
+			}
+			key, typ := modelNames[s.IntN(len(modelNames))], ""
+			if live := slices.Sorted(maps.Keys(g.m.dbs[db])); len(live) > 0 && s.IntN(4) != 0 {
+				key = live[s.IntN(len(live))]
+				typ = g.m.dbs[db][key].typ
+			}
+			op.txn = append(op.txn, modelOp{kind: opCmd, db: db, args: g.read(key, typ)})
+		}
+		if s.IntN(6) == 0 {
+			op.txn = append(op.txn, modelOp{kind: opCmd, db: db, args: []string{"SET", modelNames[s.IntN(len(modelNames))], "ro"}})
+		}
+		return op
+	}
+	for len(op.txn) < n {
+		sub := g.pick()
+		if sub.kind != opCmd {
+			if len(op.txn) == 0 {
+				return sub
+			}
+			g.held = &sub
+			break
+		}
+		if len(op.txn) == 0 {
+			op.db = sub.db
+		}
+		op.txn = append(op.txn, sub)
+		if len(sub.args) > 1 && len(op.txn) < n && s.IntN(2) == 0 {
+			op.txn = append(op.txn, modelOp{kind: opCmd, db: sub.db, args: g.read(sub.args[1], "")})
+		}
+	}
+	return op
+}
+
+// read picks a read of key, from scr's stream: one for typ, the key's
+// type, or for any type when typ is "".
+func (g *opGen) read(key, typ string) []string {
+	s := g.scr
+	var names []string
+	for _, r := range modelReads {
+		if t, typed := modelCmdType[r]; !typed || typ == "" || t == typ {
+			names = append(names, r)
+		}
+	}
+	switch name := names[s.IntN(len(names))]; name {
+	case "DBSIZE":
+		return []string{name}
+	case "HGET":
+		return []string{name, key, modelFields[s.IntN(len(modelFields))]}
+	case "LINDEX":
+		return []string{name, key, strconv.Itoa(s.IntN(5) - 2)}
+	case "LRANGE":
+		return []string{name, key, "0", "-1"}
+	case "SISMEMBER", "ZSCORE":
+		return []string{name, key, modelMembers[s.IntN(len(modelMembers))]}
+	default:
+		return []string{name, key}
+	}
 }
 
 func (g *opGen) pick() modelOp {

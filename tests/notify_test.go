@@ -45,6 +45,14 @@ var notifyScript = [][]any{
 	{"RPUSH", "srt", "3", "1", "2"}, {"SORT", "srt", "STORE", "srt2"}, {"SORT", "nolist", "STORE", "srt2"},
 	{"HSET", "hq", "q", "1"}, {"HSET", "hq", "q", "1"}, {"ZADD", "zq", "1", "m"}, {"ZADD", "zq", "1", "m"},
 	{"RPUSH", "lq", "a"}, {"LTRIM", "lq", "0", "100"},
+	// Reads of missing keys: keymiss, with m.
+	{"GET", "nokey1"}, {"MGET", "s", "nokey2"}, {"HGET", "nohash", "f"}, {"LRANGE", "nolist2", "0", "-1"},
+	{"EXISTS", "nokey3"}, {"TYPE", "nokey4"}, {"TTL", "nokey5"}, {"SMEMBERS", "noset"}, {"ZSCORE", "nozset", "m"},
+	{"STRLEN", "nokey6"}, {"INCR", "newcounter"}, {"HGETALL", "nohash2"}, {"SCARD", "noset2"}, {"LLEN", "nolist3"},
+	{"ZCARD", "noz2"}, {"HEXISTS", "nohash3", "f"}, {"GETRANGE", "nokey7", "0", "1"}, {"SISMEMBER", "noset3", "x"},
+	{"ZRANGE", "noz3", "0", "-1"}, {"LINDEX", "nolist4", "0"}, {"HLEN", "nohash4"}, {"GET", "s"},
+	{"SORT", "nolist5"}, {"SORT", "nolist6", "STORE", "nodst"}, {"OBJECT", "ENCODING", "nokey8"}, {"GETEX", "nokey13"},
+	{"GETDEL", "nokey14"}, {"COPY", "nokey15", "nodst2"}, {"HRANDFIELD", "nohash5"}, {"LPOS", "nolist7", "a"},
 	{"SET", "exp", "v", "PX", "1"},
 }
 
@@ -59,7 +67,7 @@ func TestKeyspaceNotifications(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("notifications differ from redis-server's:\n%s", diffLines(want, got))
 	}
-	for _, classes := range []string{"Eg", "Kl", "E$x", "Kz"} {
+	for _, classes := range []string{"Eg", "Kl", "E$x", "Kz", "KEm", "Exm"} {
 		want, got := notifications(t, redisP.Client, classes), notifications(t, shale.Client, classes)
 		if !slices.Equal(got, want) {
 			t.Errorf("classes %q: notifications differ from redis-server's:\n%s", classes, diffLines(want, got))

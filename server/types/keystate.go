@@ -38,8 +38,14 @@ func (d *DB) load(ks *keyState, key []byte, now int64) error {
 func (d *DB) loadType(ks *keyState, key []byte, t metadata.Type, now int64) error {
 	*ks = keyState{db: d, key: key, mkey: metadata.AppendMetaKey(nil, d.idx, key)}
 	raw, ok, err := d.rd.Get(store.CFMeta, ks.mkey)
-	if err != nil || !ok {
+	if err != nil {
 		return err
+	}
+	if !ok {
+		if d.log != nil && d.log.KeepFacts && !d.snapshot {
+			d.log.Facts = append(d.log.Facts, KeyFact{DB: d.n, Key: append([]byte(nil), key...), Kind: KeyMissed})
+		}
+		return nil
 	}
 	m, err := metadata.DecodeMeta(raw)
 	if err != nil {

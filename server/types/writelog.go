@@ -30,6 +30,9 @@ const (
 	KeyExpired                     // the write found the key expired and removed its record
 	KeyEmptied                     // a collection lost its last element, and with it the key
 	KeySaved                       // a collection's metadata was rewritten: it changed size or expiry
+	// KeyMissed: a command looked the key up and it was not there
+	// (keyspace notifications' keymiss, for reads).
+	KeyMissed
 	// KeyFoundExpired: a command read a key whose expiry has passed and
 	// whose record is still there. Engine.ExpireFound removes it, as Redis
 	// removes a key a lookup finds expired.
