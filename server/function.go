@@ -789,21 +789,7 @@ func cmdFunctionStats(c *Ctx, _ [][]byte) error {
 
 // FUNCTION KILL: stops the running function, unless it wrote; as SCRIPT
 // KILL, it takes no lock.
-func cmdFunctionKill(c *Ctx, _ [][]byte) error {
-	run := c.Srv.scriptRunning.current()
-	switch {
-	case run == nil:
-		return errNotBusy
-	case run.wrote.Load():
-		return errUnkillable // before the kind, as in Redis
-	case run.function == "":
-		return errBusyScript // SCRIPT KILL stops a script
-	}
-	run.killed.Store(true)
-	run.cancel()
-	c.Reply().OK()
-	return nil
-}
+func cmdFunctionKill(c *Ctx, _ [][]byte) error { return killRunning(c, true) }
 
 // The FUNCTION DUMP payload is Redis 7.0's, so that a dump moves between
 // Shale and Redis both ways:

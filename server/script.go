@@ -554,15 +554,23 @@ func cmdScriptFlush(c *Ctx, args [][]byte) error {
 
 // SCRIPT KILL: stops the running script, unless it wrote. It takes no
 // lock, so it runs while the script holds the world lock.
-func cmdScriptKill(c *Ctx, _ [][]byte) error {
+func cmdScriptKill(c *Ctx, _ [][]byte) error { return killRunning(c, false) }
+
+// killRunning is SCRIPT KILL (function false) and FUNCTION KILL: it stops
+// the running script or function, unless it wrote (checked before its
+// kind, as in Redis), or it is of the other kind, which the other KILL
+// stops.
+func killRunning(c *Ctx, function bool) error {
 	run := c.Srv.scriptRunning.current()
 	switch {
 	case run == nil:
 		return errNotBusy
 	case run.wrote.Load():
 		return errUnkillable
-	case run.function != "":
-		return errBusyFunction // FUNCTION KILL stops a function
+	case function && run.function == "":
+		return errBusyScript
+	case !function && run.function != "":
+		return errBusyFunction
 	}
 	run.killed.Store(true)
 	run.cancel()
