@@ -1,11 +1,15 @@
 // Package server owns the wire: the redcon listener, client state, the one
 // declarative command table, argument parsing, replies, and the mapping of
 // errors to Redis's reply texts. INFO, CONFIG and the other server commands
-// live here too.
+// live here too, and what runs several commands as one: pipeline groups
+// (pipeline.go), transactions (multi.go), scripts and functions (script.go,
+// script_lua.go, function.go), with pub/sub (pubsub.go) and keyspace
+// notifications (notify.go).
 //
-// It may import conf, server/resp, server/store and server/types (never the
-// codecs' callers' internals); with server/resp, which guards the request
-// bytes before redcon parses them, it is the only package that knows RESP.
+// It may import conf, server/lualib, server/resp, server/store and
+// server/types (never the codecs' callers' internals); with server/resp,
+// which guards the request bytes before redcon parses them, it is the only
+// package that knows RESP.
 //
 // Invariants:
 //   - A command is its table row and its handler. Handlers never check
@@ -15,6 +19,10 @@
 //   - A handler either writes exactly one reply and returns nil, or writes
 //     nothing and returns an error. (P|S)SUBSCRIBE and (P|S)UNSUBSCRIBE
 //     are the exception Redis makes: one reply per channel.
+//   - EXEC and scripts run their commands in one store group that holds
+//     all their locks and writes one batch (Client.atomicRun is set
+//     meanwhile): blocking commands try once, and blocked clients and
+//     keyspace subscribers hear of the writes once the batch is written.
 //   - Replies go through Reply (reply.go), which names their shape (Map,
 //     Set, Double, ...) and encodes it for the client's protocol; nothing
 //     else writes to the connection, save MONITOR's pre-encoded lines.
