@@ -116,18 +116,7 @@ func strtod(s string) (d float64, n int) {
 	if digits == 0 {
 		return 0, 0
 	}
-	if i < len(s) && (s[i]|0x20) == 'e' {
-		j := i + 1
-		if j < len(s) && (s[j] == '+' || s[j] == '-') {
-			j++
-		}
-		if j < len(s) && isDigit(s[j]) {
-			for j < len(s) && isDigit(s[j]) {
-				j++
-			}
-			i = j
-		}
-	}
+	i = exponent(s, i, 'e')
 	// The prefix is valid Go syntax too; out of range it parses to ±Inf
 	// or 0 with ErrRange, which is what strtod returns (HUGE_VAL, 0).
 	d, _ = strconv.ParseFloat(s[start:i], 64)
@@ -182,18 +171,8 @@ func hexFloat(s string) (d float64, m int) {
 	}
 	mant := s[:i]
 	exp := "p0"
-	if i < len(s) && (s[i]|0x20) == 'p' {
-		j := i + 1
-		if j < len(s) && (s[j] == '+' || s[j] == '-') {
-			j++
-		}
-		if j < len(s) && isDigit(s[j]) {
-			for j < len(s) && isDigit(s[j]) {
-				j++
-			}
-			exp = s[i:j]
-			i = j
-		}
+	if end := exponent(s, i, 'p'); end > i {
+		exp, i = s[i:end], end
 	}
 	d, _ = strconv.ParseFloat("0x"+mant+exp, 64)
 	return d, i
@@ -259,4 +238,24 @@ func mantissa(s string, i int, digit func(byte) bool) (end, digits int) {
 		}
 	}
 	return i, digits
+}
+
+// exponent reads an exponent, marker ('e' or 'p', in either case), an
+// optional sign and digits, at s[i:], as strtod does: where it ends, or i
+// when there is none.
+func exponent(s string, i int, marker byte) int {
+	if i >= len(s) || s[i]|0x20 != marker {
+		return i
+	}
+	j := i + 1
+	if j < len(s) && (s[j] == '+' || s[j] == '-') {
+		j++
+	}
+	if j >= len(s) || !isDigit(s[j]) {
+		return i
+	}
+	for j < len(s) && isDigit(s[j]) {
+		j++
+	}
+	return j
 }
