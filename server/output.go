@@ -101,7 +101,7 @@ func (c *guardConn) Write(p []byte) (int, error) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	c.batch.Store(0)
-	return c.send(p)
+	return c.send(p, false)
 }
 
 // sendMessage sends or queues p, whole frames of pub/sub messages, for a
@@ -111,12 +111,15 @@ func (c *guardConn) Write(p []byte) (int, error) {
 func (c *guardConn) sendMessage(p []byte) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	_, err := c.send(p)
+	_, err := c.send(p, true)
 	return err
 }
 
-// send is Write without the lock: c.wmu is held.
-func (c *guardConn) send(p []byte) (int, error) {
+// send is Write without the lock: c.wmu is held. A reply is written at
+// once when nothing is queued; a message (queue set) is always queued for
+// the writer goroutine, so that the messages of a burst leave in one write,
+// as Redis writes a subscriber's pending messages once per event-loop pass.
+func (c *guardConn) send(p []byte, queue bool) (int, error) {
 	if c.stats != nil {
 		c.stats.netOut.Add(int64(len(p))) // INFO's total_net_output_bytes
 	}
@@ -132,7 +135,7 @@ func (c *guardConn) send(p []byte) (int, error) {
 		return 0, nil
 	}
 	rest := p
-	if !q.writing {
+	if !q.writing && !queue {
 		// Nothing is queued and no writer runs: write directly.
 		q.mu.Unlock()
 		n, err := c.writeNow(p)

@@ -18,13 +18,14 @@ import (
 //
 // Delivery never waits for a subscriber. A publisher encodes each message
 // once, through Reply, and hands the bytes to every subscriber's guardConn
-// (sendMessage), which writes what the kernel takes at once and queues the
-// rest for its writer goroutine (output.go); a subscriber that leaves too
-// much unread is cut off by the pubsub class's output limits. The message
-// goes straight to the socket, so a subscriber that sends nothing gets it
-// at once; each write is whole frames under the guardConn's lock, and
-// redcon flushes whole replies only, so a message never lands inside a
-// reply.
+// (sendMessage), which queues it for the connection's writer goroutine
+// (output.go): the messages that gather while the writer writes leave in
+// its next write, one system call for a burst, as Redis writes a client's
+// pending output once per event-loop pass. A subscriber that leaves too
+// much unread is cut off by the pubsub class's output limits. The writer
+// starts at once, so a subscriber that sends nothing gets the message at
+// once; the queue holds whole frames, and redcon flushes whole replies
+// only, so a message never lands inside a reply.
 //
 // Order, as in Redis: a client's subscribe confirmations precede the
 // messages of what it subscribed to, and no message follows its unsubscribe
