@@ -224,6 +224,10 @@ func infoMemory(s *Server, w *infoWriter) {
 		w.int(c.name+"_cache_max_bytes", cs.MaxBytes)
 		w.int(c.name+"_cache_entries", cs.Entries)
 	}
+	// Redis's counts of scripts and functions; the memory their
+	// interpreters use is in go_heap_inuse, not apart as in Redis.
+	w.int("number_of_cached_scripts", int64(s.scripts.count()))
+	w.int("number_of_functions", s.functions.fnCount.Load())
 	w.int("maxmemory", 0)
 	w.str("maxmemory_human", "0B")
 	w.str("maxmemory_policy", "noeviction")

@@ -40,6 +40,13 @@ type scriptCache struct {
 	vm *luaVM
 }
 
+// count is the number of cached scripts (INFO's number_of_cached_scripts).
+func (sc *scriptCache) count() int {
+	sc.mu.RLock()
+	defer sc.mu.RUnlock()
+	return len(sc.protos)
+}
+
 func (sc *scriptCache) get(sha string) *compiledScript {
 	sc.mu.RLock()
 	defer sc.mu.RUnlock()

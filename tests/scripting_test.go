@@ -328,3 +328,36 @@ func busyProbe(c *redis.Client) error {
 	defer cancel()
 	return c.Get(ctx, "x").Err()
 }
+
+// TestScriptInfoCounts: INFO memory counts cached scripts and functions as
+// Redis does.
+func TestScriptInfoCounts(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, c *redis.Client, b backend) {
+		ctx := context.Background()
+		field := func(name string) string {
+			info := c.Info(ctx, "memory").Val()
+			for _, line := range strings.Split(info, "\r\n") {
+				if v, ok := strings.CutPrefix(line, name+":"); ok {
+					return v
+				}
+			}
+			return "(missing)"
+		}
+		run(t, c, []step{{cmd("SCRIPT", "FLUSH"), ok}, {cmd("FUNCTION", "FLUSH"), ok}})
+		if got := field("number_of_cached_scripts"); got != "0" {
+			t.Errorf("number_of_cached_scripts %s after SCRIPT FLUSH, want 0", got)
+		}
+		run(t, c, []step{
+			{cmd("SCRIPT", "LOAD", "return 1"), anyString},
+			{cmd("EVAL", "return 2", "0"), 2},
+			{cmd("EVAL", "return 2", "0"), 2},
+			{cmd("FUNCTION", "LOAD", "#!lua name=lib\nredis.register_function('f1', function() return 1 end)\nredis.register_function('f2', function() return 2 end)"), "lib"},
+		})
+		if got := field("number_of_cached_scripts"); got != "2" {
+			t.Errorf("number_of_cached_scripts %s, want 2", got)
+		}
+		if got := field("number_of_functions"); got != "2" {
+			t.Errorf("number_of_functions %s, want 2", got)
+		}
+	})
+}
