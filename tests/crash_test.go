@@ -128,22 +128,7 @@ func runCrashRounds(t *testing.T, config string, rng *rand.Rand) {
 	p := startShale(t, shaleOpts{Config: config})
 	prevAcks := 0
 	for round := 1; round <= crashRounds; round++ {
-		var wg sync.WaitGroup
-		clients := make([]*redis.Client, len(writers))
-		for i, w := range writers {
-			clients[i] = newClient(p.Addr, "")
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				w.run(clients[i])
-			}()
-		}
-		time.Sleep(300*time.Millisecond + time.Duration(rng.IntN(200))*time.Millisecond)
-		p.Kill()
-		wg.Wait()
-		for _, c := range clients {
-			c.Close()
-		}
+		killUnderLoad(p, rng, 200*time.Millisecond, len(writers), func(i int, c *redis.Client) { writers[i].run(c) })
 		acks := 0
 		for _, w := range writers {
 			if w.err != nil {
@@ -327,4 +312,26 @@ func checkNoOrphans(ctx context.Context, c *redis.Client, writers []*crashWriter
 		}
 	}
 	return nil
+}
+
+// killUnderLoad runs n writers, run(i, its own client), against p,
+// SIGKILLs p 300 ms and up to spread more later, and returns once every
+// writer has stopped and its client is closed.
+func killUnderLoad(p *serverProc, rng *rand.Rand, spread time.Duration, n int, run func(i int, c *redis.Client)) {
+	var wg sync.WaitGroup
+	clients := make([]*redis.Client, n)
+	for i := range clients {
+		clients[i] = newClient(p.Addr, "")
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			run(i, clients[i])
+		}()
+	}
+	time.Sleep(300*time.Millisecond + time.Duration(rng.Int64N(int64(spread))))
+	p.Kill()
+	wg.Wait()
+	for _, c := range clients {
+		c.Close()
+	}
 }

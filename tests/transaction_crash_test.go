@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -44,22 +43,7 @@ func TestTransactionCrash(t *testing.T) {
 	p := startShale(t, shaleOpts{Config: debugConfig})
 	prevAcked := 0
 	for round := 1; round <= txnCrashRounds; round++ {
-		var wg sync.WaitGroup
-		clients := make([]*redis.Client, len(writers))
-		for i, w := range writers {
-			clients[i] = newClient(p.Addr, "")
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				w.run(clients[i])
-			}()
-		}
-		time.Sleep(300*time.Millisecond + time.Duration(rng.IntN(300))*time.Millisecond)
-		p.Kill()
-		wg.Wait()
-		for _, c := range clients {
-			c.Close()
-		}
+		killUnderLoad(p, rng, 300*time.Millisecond, len(writers), func(i int, c *redis.Client) { writers[i].run(c) })
 		acked := 0
 		for _, w := range writers {
 			if w.err != nil {
