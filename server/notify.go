@@ -239,7 +239,7 @@ func isLeft(a []byte) bool {
 // (ZUNIONSTORE, LMPOP) and the arguments after them.
 func numkeysAt(args [][]byte, i int) (keys, rest [][]byte) {
 	n, err := strconv.Atoi(string(args[i]))
-	if err != nil || n < 0 || i+1+n > len(args) {
+	if err != nil || n < 0 || n > len(args)-i-1 { // i+1+n could overflow
 		return nil, nil
 	}
 	return args[i+1 : i+1+n], args[i+1+n:]
