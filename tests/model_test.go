@@ -921,19 +921,8 @@ func (g *opGen) next() modelOp {
 func (g *opGen) transaction() modelOp {
 	t := g.txr
 	op := modelOp{kind: opMulti}
-	for n := 1 + t.IntN(6); len(op.txn) < n; {
-		sub := g.pick()
-		if sub.kind != opCmd {
-			if len(op.txn) == 0 {
-				return sub
-			}
-			g.held = &sub
-			break
-		}
-		if len(op.txn) == 0 {
-			op.db = sub.db
-		}
-		op.txn = append(op.txn, sub)
+	if first, ok := g.gather(&op, 1+t.IntN(6), nil); !ok {
+		return first
 	}
 	switch x := t.IntN(10); {
 	case x == 0:
@@ -978,11 +967,26 @@ func (g *opGen) script() modelOp {
 		}
 		return op
 	}
+	first, ok := g.gather(&op, n, func(sub modelOp) {
+		if len(sub.args) > 1 && len(op.txn) < n && s.IntN(2) == 0 {
+			op.txn = append(op.txn, modelOp{kind: opCmd, db: sub.db, args: g.read(sub.args[1], "")})
+		}
+	})
+	if !ok {
+		return first
+	}
+	return op
+}
+
+// gather appends picked commands to op.txn until it holds n, calling then
+// (when set) after each. A pick that is no command ends it: held for the
+// next step, or, when it came first, returned instead of op (ok false).
+func (g *opGen) gather(op *modelOp, n int, then func(sub modelOp)) (first modelOp, ok bool) {
 	for len(op.txn) < n {
 		sub := g.pick()
 		if sub.kind != opCmd {
 			if len(op.txn) == 0 {
-				return sub
+				return sub, false
 			}
 			g.held = &sub
 			break
@@ -991,11 +995,11 @@ func (g *opGen) script() modelOp {
 			op.db = sub.db
 		}
 		op.txn = append(op.txn, sub)
-		if len(sub.args) > 1 && len(op.txn) < n && s.IntN(2) == 0 {
-			op.txn = append(op.txn, modelOp{kind: opCmd, db: sub.db, args: g.read(sub.args[1], "")})
+		if then != nil {
+			then(sub)
 		}
 	}
-	return op
+	return modelOp{}, true
 }
 
 // read picks a read of key, from scr's stream: one for typ, the key's

@@ -150,19 +150,7 @@ func TestRandomAgainstRedis(t *testing.T) {
 		if got == want {
 			continue
 		}
-		gl, wl := strings.Split(got, "\n"), strings.Split(want, "\n")
-		for i := range max(len(gl), len(wl)) {
-			g, w := "", ""
-			if i < len(gl) {
-				g = gl[i]
-			}
-			if i < len(wl) {
-				w = wl[i]
-			}
-			if g != w {
-				t.Errorf("round %d, line %d differs from redis\ngot:  %q\nwant: %q", round, i+1, g, w)
-			}
-		}
+		diffLines(t, round, got, want)
 	}
 }
 
@@ -251,19 +239,7 @@ func TestRandomStructuresAgainstRedis(t *testing.T) {
 		script := b.String()
 		want := r.eval(t, wrap(script))
 		got := run(t, wrap(script))
-		gl, wl := strings.Split(got, "\n"), strings.Split(want, "\n")
-		for i := range max(len(gl), len(wl)) {
-			g, w := "", ""
-			if i < len(gl) {
-				g = gl[i]
-			}
-			if i < len(wl) {
-				w = wl[i]
-			}
-			if g != w {
-				t.Errorf("round %d, line %d differs from redis\ngot:  %q\nwant: %q", round, i+1, g, w)
-			}
-		}
+		diffLines(t, round, got, want)
 	}
 }
 
@@ -424,5 +400,24 @@ func randomLuaValue(rng *rand.Rand, depth int) string {
 	default:
 		key := []string{"'k'", "1.5", "-1", "0", "true", "2^40"}[rng.IntN(6)]
 		return fmt.Sprintf("{[%s] = %s}", key, randomLuaValue(rng, depth+1))
+	}
+}
+
+// diffLines reports each line of got, a round's output, that differs from
+// want, redis-server's.
+func diffLines(t *testing.T, round int, got, want string) {
+	t.Helper()
+	gl, wl := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := range max(len(gl), len(wl)) {
+		g, w := "", ""
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if g != w {
+			t.Errorf("round %d, line %d differs from redis\ngot:  %q\nwant: %q", round, i+1, g, w)
+		}
 	}
 }
