@@ -24,6 +24,7 @@ type Client struct {
 	killed     atomic.Bool   // CLIENT KILL or the idle timeout closed it
 	noEvict    atomic.Bool   // CLIENT NO-EVICT ON
 	replyMode  atomic.Int32  // a replyMode: CLIENT REPLY
+	resp3      atomic.Bool   // HELLO 3: replies in RESP3; publishers read it
 	out        *replyCounter // what handlers write to; nil when conn is not a guardConn
 	subs       subscriptions // its channels, patterns and shard channels (pubsub.go)
 	// ctx is the running command's context, reused by each command of the

@@ -11,7 +11,7 @@ import (
 
 // PING [message]; the row's Shape allows at most the message.
 func cmdPing(c *Ctx, args [][]byte) error {
-	if c.Client.subscribed() {
+	if c.Client.subscribed() && !c.resp3 {
 		replySubscribedPing(c, args)
 		return nil
 	}
@@ -104,18 +104,21 @@ func (c *Ctx) authFailed(user []byte) {
 		Msg("authentication failed")
 }
 
-// HELLO [protover [AUTH username password] [SETNAME clientname]]: only RESP2
-// is spoken, so protover 3 gets NOPROTO and clients fall back to RESP2.
+// HELLO [protover [AUTH username password] [SETNAME clientname]]: protover
+// 2 or 3 switches the connection's protocol once every option succeeded,
+// and the reply is already in the new one, as in Redis.
 func cmdHello(c *Ctx, args [][]byte) error {
 	i := 1
+	resp3 := c.Client.resp3.Load()
 	if len(args) > 1 {
 		v, ok := types.ParseInt(args[1])
 		if !ok {
 			return errHelloNotInteger
 		}
-		if v != 2 {
+		if v != 2 && v != 3 {
 			return errNoProto
 		}
+		resp3 = v == 3
 		i = 2
 	}
 	var user, pass, name []byte
@@ -149,6 +152,12 @@ func cmdHello(c *Ctx, args [][]byte) error {
 	if withName {
 		c.Client.setName(string(name))
 	}
+	c.Client.resp3.Store(resp3)
+	c.resp3 = resp3
+	proto := int64(2)
+	if resp3 {
+		proto = 3
+	}
 	r := c.Reply()
 	r.Map(7)
 	r.BulkString("server")
@@ -156,7 +165,7 @@ func cmdHello(c *Ctx, args [][]byte) error {
 	r.BulkString("version")
 	r.BulkString(redisVersion)
 	r.BulkString("proto")
-	r.Int(2)
+	r.Int(proto)
 	r.BulkString("id")
 	r.Int(c.Client.ID)
 	r.BulkString("mode")

@@ -36,7 +36,7 @@ func TestConnectionCommands(t *testing.T) {
 		{[]any{"AUTH", "a", "b", "c"}, wantErr("ERR syntax error")},
 		{[]any{"HELLO"}, hello(id)},
 		{[]any{"HELLO", "2"}, hello(id)},
-		{[]any{"HELLO", "3"}, wantErr("NOPROTO unsupported protocol version")},
+		{[]any{"HELLO", "4"}, wantErr("NOPROTO unsupported protocol version")},
 		{[]any{"HELLO", "1"}, wantErr("NOPROTO unsupported protocol version")},
 		{[]any{"HELLO", "x"}, wantErr("ERR Protocol version is not an integer or out of range")},
 		{[]any{"HELLO", "2", "AUTH", "default"}, wantErr("ERR Syntax error in HELLO option 'AUTH'")},

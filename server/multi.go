@@ -253,7 +253,7 @@ func cmdExec(c *Ctx, _ [][]byte) error {
 	cl.atomicRun.active = true
 	for i := range t.queued {
 		q := &t.queued[i]
-		ctx := &Ctx{Conn: c.Conn, Srv: s, Client: cl, DB: cl.currentDB().InGroup(g)}
+		ctx := &Ctx{Conn: c.Conn, Srv: s, Client: cl, DB: cl.currentDB().InGroup(g), resp3: c.resp3}
 		s.call(ctx, q.cmd, q.sub, q.run, q.args)
 	}
 	cl.atomicRun.active = false

@@ -194,10 +194,11 @@ func (s *subscriptions) ordered(k subKind) [][]byte {
 // never a mutedConn, as Redis 7.0 sends pub/sub replies and messages
 // whatever CLIENT REPLY says.
 func (c *Ctx) pushConn() Reply {
+	r := c.Reply()
 	if m, ok := c.Conn.(mutedConn); ok {
-		return Reply{conn: m.Conn}
+		r.conn = m.Conn
 	}
-	return c.Reply()
+	return r
 }
 
 // confirm writes one (un)subscribe reply: its kind's name, the channel
@@ -312,10 +313,11 @@ func (s *Server) publish(k subKind, channel, msg []byte) int64 {
 	var n int64
 	f := framePool.Get().(*frame)
 	var last *topic
+	var push3 []byte // f.b as a RESP3 push, made when a RESP3 client needs it
 	for _, d := range ds {
 		if d.t != last { // deliveries come grouped by topic: one encoding each
 			last = d.t
-			f.b = f.b[:0]
+			f.b, push3 = f.b[:0], push3[:0]
 			r := Reply{conn: f}
 			if d.kind == patternSub {
 				r.Push(4)
@@ -328,7 +330,15 @@ func (s *Server) publish(k subKind, channel, msg []byte) int64 {
 			r.Bulk(channel)
 			r.Bulk(msg)
 		}
-		if d.cl.deliver(d.kind, d.t.name, f.b) {
+		out := f.b
+		if d.cl.resp3.Load() {
+			// The push differs from the array in its first byte only.
+			if len(push3) == 0 {
+				push3 = append(append(push3, '>'), f.b[1:]...)
+			}
+			out = push3
+		}
+		if d.cl.deliver(d.kind, d.t.name, out) {
 			n++
 		}
 	}
@@ -398,10 +408,11 @@ func (f *frame) WriteNull()               { f.b = redcon.AppendNull(f.b) }
 // subscribedModeError is Redis 7.0's refusal of cmd (sub: its subcommand's
 // index, or -1) from a client in subscribed mode, or "" when cmd may run:
 // a RESP2 subscriber may only (un)subscribe, PING, QUIT and RESET. The
-// dispatcher calls it after authentication, where Redis checks. RESP3
-// (issue 17) lifts the rule for RESP3 clients.
+// dispatcher calls it after authentication, where Redis checks. A RESP3
+// client may run anything: its messages are pushes, which no reply can be
+// mistaken for.
 func subscribedModeError(cl *Client, cmd *Command, sub int) replyError {
-	if !cl.subscribed() {
+	if !cl.subscribed() || cl.resp3.Load() {
 		return ""
 	}
 	switch cmd.Name {
@@ -415,9 +426,9 @@ func subscribedModeError(cl *Client, cmd *Command, sub int) replyError {
 	return errSubscribedMode(name)
 }
 
-// replySubscribedPing is PING's reply in subscribed mode, Redis's pub/sub
-// shape: an array of "pong" and the message ("" without one). RESP3
-// clients get PING's usual reply (issue 17).
+// replySubscribedPing is PING's reply to a RESP2 client in subscribed
+// mode, Redis's pub/sub shape: an array of "pong" and the message ("" without
+// one). RESP3 clients get PING's usual reply.
 func replySubscribedPing(c *Ctx, args [][]byte) {
 	r := c.Reply()
 	r.Array(2)

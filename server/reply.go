@@ -9,50 +9,83 @@ import (
 
 // Reply writes a command's reply, in the shape Redis 7.0 gives it, on the
 // connection the dispatcher handed the command. Handlers name the shape
-// (Map, Set, Double, Bool, ...) and Reply encodes it, so that the protocol
-// a client speaks is known here alone.
+// (Map, Set, Double, Bool, ...) and Reply encodes it in the protocol the
+// client chose with HELLO, so that the protocol is known here alone.
 //
-// Every method encodes RESP2 today, the way Redis encodes its RESP3 shapes
-// for a RESP2 client: a map is a flat array of keys and values, a set an
-// array, a double a bulk string, a boolean the integer 1 or 0, a push an
-// array. RESP3 (HELLO 3, issue 17) adds the client's protocol as a field of
-// Reply, filled by Ctx.Reply, and switches on it in the methods whose
-// documentation gives a RESP3 encoding; no handler changes.
+// RESP2 encodes the RESP3 shapes the way Redis does for a RESP2 client: a
+// map is a flat array of keys and values, a set an array, a double a bulk
+// string, a boolean the integer 1 or 0, a push an array, a null $-1 or *-1.
 //
 // Reply writes through conn, never around it: conn may be the connection's
 // replyCounter (output limits) or a mutedConn (CLIENT REPLY OFF or SKIP),
 // and each must see every reply.
 type Reply struct {
-	conn redcon.Conn
+	conn  redcon.Conn
+	resp3 bool // the client said HELLO 3
 }
 
 // Reply returns the writer for the reply of the command c runs, on c.Conn as
 // it is now: CLIENT REPLY ON and blockOn swap c.Conn from or to a
 // mutedConn, so take a new Reply after them rather than keep one across.
-// This is where RESP3 reads the client's protocol into Reply.
-func (c *Ctx) Reply() Reply { return Reply{conn: c.Conn} }
+func (c *Ctx) Reply() Reply { return Reply{conn: c.Conn, resp3: c.resp3} }
+
+// header writes a RESP3 aggregate or scalar header: kind, then n.
+func (r Reply) header(kind byte, n int) {
+	r.conn.WriteRaw(strconv.AppendInt([]byte{kind}, int64(n), 10))
+	r.conn.WriteRaw(crlf)
+}
+
+var crlf = []byte("\r\n")
 
 // Array starts an array of n elements; the caller writes them next.
 func (r Reply) Array(n int) { r.conn.WriteArray(n) }
 
 // Map starts a map of n key-value pairs; the caller writes 2n elements,
 // each key followed by its value. RESP2: an array of 2n; RESP3: %n.
-func (r Reply) Map(n int) { r.conn.WriteArray(2 * n) }
+func (r Reply) Map(n int) {
+	if r.resp3 {
+		r.header('%', n)
+		return
+	}
+	r.conn.WriteArray(2 * n)
+}
 
 // Set starts a set of n members. RESP2: an array of n; RESP3: ~n.
-func (r Reply) Set(n int) { r.conn.WriteArray(n) }
+func (r Reply) Set(n int) {
+	if r.resp3 {
+		r.header('~', n)
+		return
+	}
+	r.conn.WriteArray(n)
+}
 
 // Push starts an out-of-band message of n elements (a pub/sub message, a
 // client-tracking invalidation). RESP2: an array of n; RESP3: >n.
-func (r Reply) Push(n int) { r.conn.WriteArray(n) }
+func (r Reply) Push(n int) {
+	if r.resp3 {
+		r.header('>', n)
+		return
+	}
+	r.conn.WriteArray(n)
+}
 
 // Pairs starts an array of n pairs, such as ZRANGE WITHSCORES' members and
 // scores; each pair starts with Pair. RESP2: one flat array of 2n; RESP3:
 // an array of n two-element arrays.
-func (r Reply) Pairs(n int) { r.conn.WriteArray(2 * n) }
+func (r Reply) Pairs(n int) {
+	if r.resp3 {
+		r.conn.WriteArray(n)
+		return
+	}
+	r.conn.WriteArray(2 * n)
+}
 
 // Pair starts one pair of a Pairs array. RESP2: nothing; RESP3: *2.
-func (r Reply) Pair() {}
+func (r Reply) Pair() {
+	if r.resp3 {
+		r.conn.WriteArray(2)
+	}
+}
 
 // Bulk replies a bulk string.
 func (r Reply) Bulk(b []byte) { r.conn.WriteBulk(b) }
@@ -62,7 +95,30 @@ func (r Reply) BulkString(s string) { r.conn.WriteBulkString(s) }
 
 // Verbatim replies text meant to be shown as is: INFO, CLIENT INFO, CLIENT
 // LIST. RESP2: a bulk string; RESP3: a verbatim string of format txt.
-func (r Reply) Verbatim(s string) { r.conn.WriteBulkString(s) }
+func (r Reply) Verbatim(s string) { r.VerbatimFormat("txt", s) }
+
+// VerbatimFormat replies s as a verbatim string of the given format (three
+// characters in Redis, which pads or cuts it to three), for a script's
+// {verbatim_string=...}. RESP2: a bulk string.
+func (r Reply) VerbatimFormat(format, s string) {
+	if !r.resp3 {
+		r.conn.WriteBulkString(s)
+		return
+	}
+	f := []byte((format + "   ")[:3])
+	r.header('=', len(s)+4)
+	r.conn.WriteRaw(append(append(append(f, ':'), s...), crlf...))
+}
+
+// BigNumber replies s, the decimal text of an integer of any size, for a
+// script's {big_number=...}. RESP2: a bulk string; RESP3: (s.
+func (r Reply) BigNumber(s string) {
+	if !r.resp3 {
+		r.conn.WriteBulkString(s)
+		return
+	}
+	r.conn.WriteRaw(append(append([]byte{'('}, s...), crlf...))
+}
 
 // Int replies an integer.
 func (r Reply) Int(n int64) { r.conn.WriteInt64(n) }
@@ -82,19 +138,41 @@ func (r Reply) Error(text string) { r.conn.WriteError(text) }
 
 // Null replies a null where Redis sends a null bulk string (GET of a missing
 // key). RESP2: $-1; RESP3: _.
-func (r Reply) Null() { r.conn.WriteNull() }
+func (r Reply) Null() {
+	if r.resp3 {
+		r.conn.WriteRaw(null3)
+		return
+	}
+	r.conn.WriteNull()
+}
 
 // NullArray replies a null where Redis sends a null array (BLPOP's timeout,
 // LPOP key count of a missing key). RESP2: *-1; RESP3: _.
-func (r Reply) NullArray() { r.conn.WriteRaw(nullArray) }
+func (r Reply) NullArray() {
+	if r.resp3 {
+		r.conn.WriteRaw(null3)
+		return
+	}
+	r.conn.WriteRaw(nullArray)
+}
 
-var nullArray = []byte("*-1\r\n")
+var (
+	nullArray = []byte("*-1\r\n")
+	null3     = []byte("_\r\n")
+)
 
 // Double replies a floating-point number such as a sorted-set score.
-// RESP2: a bulk string as Redis 7.0 formats it, "%.17g" with infinities as
-// "inf" and "-inf" (1 -> "1", 0.1 -> "0.10000000000000001", 1e20 ->
-// "1e+20"); RESP3: ,<double>.
-func (r Reply) Double(f float64) { r.conn.WriteBulk(formatDouble(f)) }
+// Redis 7.0 formats it "%.17g" with infinities as "inf" and "-inf" (1 ->
+// "1", 0.1 -> "0.10000000000000001", 1e20 -> "1e+20"); RESP2 sends that
+// text as a bulk string, RESP3 as a double, ",<text>".
+func (r Reply) Double(f float64) {
+	if r.resp3 {
+		b := append([]byte{','}, formatDouble(f)...)
+		r.conn.WriteRaw(append(b, crlf...))
+		return
+	}
+	r.conn.WriteBulk(formatDouble(f))
+}
 
 // formatDouble is the RESP2 text of Double.
 func formatDouble(f float64) []byte {
@@ -118,7 +196,21 @@ func (r Reply) DoubleOrNull(f float64, ok bool) {
 
 // Bool replies a boolean. RESP2: the integer 1 or 0; RESP3: #t or #f.
 // Redis 7.0's commands answer their yes-or-no questions with IntBool.
-func (r Reply) Bool(b bool) { r.IntBool(b) }
+func (r Reply) Bool(b bool) {
+	switch {
+	case !r.resp3:
+		r.IntBool(b)
+	case b:
+		r.conn.WriteRaw(true3)
+	default:
+		r.conn.WriteRaw(false3)
+	}
+}
+
+var (
+	true3  = []byte("#t\r\n")
+	false3 = []byte("#f\r\n")
+)
 
 // IntBool replies the integer 1 when b holds, else 0, under every protocol:
 // what Redis answers EXISTS-style questions with (SETNX, EXPIRE,

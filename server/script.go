@@ -166,6 +166,7 @@ type scriptRun struct {
 	c        *Ctx
 	g        *store.Group
 	readOnly bool // EVAL_RO, no-writes: write commands are refused
+	resp3    bool // redis.setresp(3): redis.call's replies come in RESP3
 	// function is the name of the function FCALL runs, "" for EVAL's
 	// script; args is its call, for FUNCTION STATS.
 	function string
@@ -224,7 +225,7 @@ func (r *scriptRun) command(args [][]byte) (reply []byte, errText string) {
 		run = failWith(err)
 	}
 	out := &captureConn{Conn: r.c.Conn}
-	ctx := &Ctx{Conn: out, Srv: s, Client: cl, DB: cl.currentDB().InGroup(r.g)}
+	ctx := &Ctx{Conn: out, Srv: s, Client: cl, DB: cl.currentDB().InGroup(r.g), resp3: r.resp3}
 	if flags&Write != 0 {
 		r.wrote.Store(true)
 	}
@@ -472,7 +473,7 @@ func (s *Server) runLua(c *Ctx, vm *luaVM, g *store.Group, own bool, lc luaCall)
 		}
 		return scriptError(err, lc.name, lc.chunk, errLine, run.raised)
 	}
-	replyLua(c.Reply(), result, 0)
+	replyLua(c.Reply(), result, run.resp3, 0)
 	return nil
 }
 

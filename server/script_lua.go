@@ -262,12 +262,12 @@ func (vm *luaVM) redisObject() *lua.LTable {
 			return 0
 		},
 		"setresp": func(L *lua.LState) int {
-			switch L.CheckInt(1) {
-			case 2:
-			case 3:
-				vm.raise(L, "RESP3 is not supported by Shale yet (issue 17).")
-			default:
+			v := L.CheckInt(1)
+			if v != 2 && v != 3 {
 				vm.raise(L, "RESP version must be 2 or 3.")
+			}
+			if vm.run != nil {
+				vm.run.resp3 = v == 3
 			}
 			return 0
 		},
@@ -408,10 +408,12 @@ func sha1Hex(s string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// respToLua converts one RESP2 reply to a Lua value, as Redis does: an
-// integer to a number, a bulk string to a string, a nil bulk or array to
+// respToLua converts one reply to a Lua value, as Redis does: an integer
+// to a number, a bulk string to a string, a RESP2 nil bulk or array to
 // false, an array to a table, a status to {ok=...} and an error to
-// {err=...}.
+// {err=...}; and, after redis.setresp(3), a null to nil, a boolean to a
+// boolean, a map to {map={k=v...}}, a set to {set={m=true...}}, a double to
+// {double=n} and a verbatim string to {verbatim_string={format=, string=}}.
 func respToLua(L *lua.LState, b []byte) lua.LValue {
 	v, _ := parseRESP(L, b)
 	return v
@@ -453,49 +455,134 @@ func parseRESP(L *lua.LState, b []byte) (lua.LValue, []byte) {
 			t.RawSetInt(i, v)
 		}
 		return t, rest
+	case '_':
+		return lua.LNil, rest
+	case '#':
+		return lua.LBool(line == "t"), rest
+	case ',':
+		f, _ := strconv.ParseFloat(line, 64) // inf, -inf and nan parse too
+		return wrapLua(L, "double", lua.LNumber(f)), rest
+	case '=':
+		n, _ := strconv.Atoi(line)
+		v := L.NewTable()
+		v.RawSetString("format", lua.LString(rest[:3]))
+		v.RawSetString("string", lua.LString(rest[4:n]))
+		return wrapLua(L, "verbatim_string", v), rest[n+2:]
+	case '%', '~':
+		n, _ := strconv.Atoi(line)
+		inner := L.CreateTable(0, n)
+		for range n {
+			var k, v lua.LValue = nil, lua.LTrue
+			k, rest = parseRESP(L, rest)
+			if b[0] == '%' {
+				v, rest = parseRESP(L, rest)
+			}
+			if k != lua.LNil {
+				inner.RawSet(k, v)
+			}
+		}
+		if b[0] == '%' {
+			return wrapLua(L, "map", inner), rest
+		}
+		return wrapLua(L, "set", inner), rest
 	}
 	panic(fmt.Sprintf("server: a reply of type %q in a script", b[0]))
 }
 
-// replyLua writes a script's result as Redis converts it: a string as a
-// bulk, a number as an integer (truncated), true as 1, false and nil as a
-// nil bulk, {err=...} as an error, {ok=...} as a status, and any other
-// table as an array, up to its first nil.
-func replyLua(r Reply, v lua.LValue, depth int) {
+// wrapLua is {field=v}, the table Redis makes of a RESP3 reply Lua has
+// no type for.
+func wrapLua(L *lua.LState, field string, v lua.LValue) *lua.LTable {
+	t := L.CreateTable(0, 1)
+	t.RawSetString(field, v)
+	return t
+}
+
+// replyLua writes a script's result as Redis converts it, in the caller's
+// protocol (r): a string as a bulk, a number as an integer (truncated),
+// nil as a null, {err=...} as an error, {ok=...} as a status,
+// {double=n}, {big_number=s}, {verbatim_string={format=, string=}},
+// {map={...}} and {set={...}} as their RESP3 types (RESP2 callers get them
+// as Reply encodes them), and any other table as an array, up to its first
+// nil. A boolean follows the script's own protocol (resp3: it called
+// redis.setresp(3)): a RESP3 boolean after setresp(3), else true as 1 and
+// false as a null.
+func replyLua(r Reply, v lua.LValue, resp3 bool, depth int) {
 	switch x := v.(type) {
 	case lua.LString:
 		r.BulkString(string(x))
 	case lua.LNumber:
 		r.Int(luaInteger(float64(x)))
 	case lua.LBool:
-		if x {
+		switch {
+		case resp3:
+			r.Bool(bool(x))
+		case bool(x):
 			r.Int(1)
-		} else {
+		default:
 			r.Null()
 		}
 	case *lua.LTable:
-		if e, ok := x.RawGetString("err").(lua.LString); ok {
-			r.Error(sanitize(string(e)))
-			return
-		}
-		if s, ok := x.RawGetString("ok").(lua.LString); ok {
-			r.Status(sanitize(string(s)))
-			return
-		}
 		if depth > maxReplyDepth {
 			r.Error("ERR reached lua stack limit")
 			return
 		}
-		n := 0
-		for x.RawGetInt(n+1) != lua.LNil {
-			n++
-		}
-		r.Array(n)
-		for i := 1; i <= n; i++ {
-			replyLua(r, x.RawGetInt(i), depth+1)
-		}
+		replyLuaTable(r, x, resp3, depth)
 	default:
 		r.Null()
+	}
+}
+
+// replyLuaTable is replyLua of a table, its fields tried in Redis's order.
+func replyLuaTable(r Reply, x *lua.LTable, resp3 bool, depth int) {
+	if e, ok := x.RawGetString("err").(lua.LString); ok {
+		r.Error(sanitize(string(e)))
+		return
+	}
+	if s, ok := x.RawGetString("ok").(lua.LString); ok {
+		r.Status(sanitize(string(s)))
+		return
+	}
+	if d, ok := x.RawGetString("double").(lua.LNumber); ok {
+		r.Double(float64(d))
+		return
+	}
+	if s, ok := x.RawGetString("big_number").(lua.LString); ok {
+		r.BigNumber(strings.NewReplacer("\r", " ", "\n", " ").Replace(string(s)))
+		return
+	}
+	if vt, ok := x.RawGetString("verbatim_string").(*lua.LTable); ok {
+		format, okf := vt.RawGetString("format").(lua.LString)
+		s, oks := vt.RawGetString("string").(lua.LString)
+		if okf && oks {
+			r.VerbatimFormat(string(format), string(s))
+			return
+		}
+	}
+	if m, ok := x.RawGetString("map").(*lua.LTable); ok {
+		var kv []lua.LValue
+		m.ForEach(func(k, v lua.LValue) { kv = append(kv, k, v) })
+		r.Map(len(kv) / 2)
+		for _, e := range kv {
+			replyLua(r, e, resp3, depth+1)
+		}
+		return
+	}
+	if set, ok := x.RawGetString("set").(*lua.LTable); ok {
+		var members []lua.LValue
+		set.ForEach(func(k, _ lua.LValue) { members = append(members, k) })
+		r.Set(len(members))
+		for _, m := range members {
+			replyLua(r, m, resp3, depth+1)
+		}
+		return
+	}
+	n := 0
+	for x.RawGetInt(n+1) != lua.LNil {
+		n++
+	}
+	r.Array(n)
+	for i := 1; i <= n; i++ {
+		replyLua(r, x.RawGetInt(i), resp3, depth+1)
 	}
 }
 

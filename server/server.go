@@ -402,7 +402,7 @@ func (s *Server) dispatch(c *Client, conn redcon.Conn, args [][]byte) {
 		c.blocked.Store(false)
 	}
 	ctx := &c.ctx
-	*ctx = Ctx{Conn: conn, Srv: s, Client: c, DB: c.currentDB()}
+	*ctx = Ctx{Conn: conn, Srv: s, Client: c, DB: c.currentDB(), resp3: c.resp3.Load()}
 	grouped := s.groupDB(c, conn, cmd, args, ctx.DB)
 	var replyStart, writesBefore int
 	if grouped != nil {
@@ -478,6 +478,7 @@ type Ctx struct {
 	DB     *types.DB
 
 	blocked time.Duration // time spent waiting in blockOn, left out of the command's latency
+	resp3   bool          // reply in RESP3 (Reply): the client's HELLO, or a script's redis.setresp
 
 	cmd  *Command // the command running, and its arguments
 	args [][]byte

@@ -221,13 +221,18 @@ func TestConnectionHello(t *testing.T) {
 			{cmd("CLIENT", "GETNAME"), "helloname"},
 			{cmd("PING"), "PONG"}, // still RESP2
 		})
-		if b.isShale() {
-			// Shale speaks RESP2 only, for now; Redis 7 would switch to RESP3.
-			run(t, conn, []step{
-				{cmd("HELLO", 3), errText(errNoProto)},
-				{cmd("PING"), "PONG"},
-			})
-		}
+		// HELLO 3 switches to RESP3 (go-redis reads its map as a map), and
+		// HELLO 2 back.
+		run(t, conn, []step{
+			{cmd("HELLO", 3), matchFunc{"<HELLO map, proto 3>", func(got any) string {
+				if m, ok := got.(map[any]any); !ok || m["proto"] != int64(3) {
+					return fmt.Sprintf("want a map with proto 3, got %#v", got)
+				}
+				return ""
+			}}},
+			{cmd("HELLO", 2), hasHelloShape(2)},
+			{cmd("PING"), "PONG"},
+		})
 		// HELLO's id is CLIENT ID.
 		hello := do(t, conn, "HELLO", 2).([]any)
 		if id := doInt(t, conn, "CLIENT", "ID"); hello[7] != id {
