@@ -270,3 +270,48 @@ func TestToolsRedisBenchmark(t *testing.T) {
 		}
 	})
 }
+
+// TestToolsRedisCliResp3: `redis-cli -3` shows the RESP3 types Shale sends
+// as it shows Redis's: maps (HGETALL, CONFIG GET), doubles (ZSCORE, the
+// scores of ZRANGE WITHSCORES, as pairs), sets, nulls and booleans. The
+// output of each command must be the same, line for line, on both servers.
+func TestToolsRedisCliResp3(t *testing.T) {
+	t.Parallel()
+	procs := []*serverProc{startRedis(t), startShale(t, shaleOpts{})}
+	script := [][]string{
+		{"HSET", "h", "a", "1", "b", "2"},
+		{"HGETALL", "h"},
+		{"ZADD", "z", "1.5", "a", "2", "b", "-inf", "c"},
+		{"ZRANGE", "z", "0", "-1", "WITHSCORES"},
+		{"ZSCORE", "z", "a"},
+		{"ZMSCORE", "z", "a", "nope"},
+		{"SADD", "s", "x"},
+		{"SMEMBERS", "s"},
+		{"GET", "nope"},
+		{"CONFIG", "GET", "maxclients"},
+		{"EVAL", "redis.setresp(3); return redis.call('hgetall', 'h')", "0"},
+		{"EVAL", "redis.setresp(3); return true", "0"},
+		{"HSET", "one", "a", "1"},
+		{"HRANDFIELD", "one", "-2", "WITHVALUES"},
+	}
+	var outs [2][]string
+	for i, p := range procs {
+		for _, args := range script {
+			// --no-raw: redis-cli shows the types even though its output
+			// is not a terminal.
+			out, err := runTool(t, 10*time.Second, p.Addr, redisCliBin, append([]string{"-3", "--no-raw"}, args...)...)
+			if err != nil {
+				t.Fatalf("%s: redis-cli -3 %v: %v\n%s", p.Name, args, err, out)
+			}
+			outs[i] = append(outs[i], fmt.Sprintf("%v:\n%s", args, out))
+		}
+	}
+	for j := range script {
+		if outs[0][j] != outs[1][j] {
+			t.Errorf("redis-cli -3 differs.\nredis: %s\nshale: %s", outs[0][j], outs[1][j])
+		}
+	}
+	if !strings.Contains(outs[1][1], `1# "a" => "1"`) || !strings.Contains(outs[1][3], `(double) 1.5`) {
+		t.Errorf("redis-cli -3 shows no map or double:\n%s\n%s", outs[1][1], outs[1][3])
+	}
+}
