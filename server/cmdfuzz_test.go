@@ -226,6 +226,7 @@ type cmdFuzzer struct {
 	txns  int      // transactions run (MULTI ... EXEC or DISCARD)
 	luas  int      // real scripts run (script)
 	last  [][]byte // the last one, for a failure that shows later
+	resp3 bool     // new connections say HELLO 3 first
 }
 
 func newCmdFuzzer(t testing.TB) *cmdFuzzer {
@@ -301,6 +302,11 @@ func (f *cmdFuzzer) reconnect(t testing.TB) {
 	}
 	f.nc, f.r = nc, bufio.NewReader(nc)
 	f.id = 0
+	if f.resp3 {
+		if problem := f.exec(bytesArgs("HELLO", "3")); problem != "" {
+			t.Fatalf("HELLO 3 on a new connection after %s: %s%s", quoteArgs(f.last), problem, f.logs.last())
+		}
+	}
 	if problem := f.exec([][]byte{[]byte("CLIENT"), []byte("ID")}); problem != "" {
 		t.Fatalf("CLIENT ID on a new connection after %s: %s%s", quoteArgs(f.last), problem, f.logs.last())
 	}
@@ -622,6 +628,11 @@ func (f *cmdFuzzer) reply() (respValue, string) {
 	if err != nil {
 		return v, "malformed reply: " + err.Error()
 	}
+	if v.kind == '>' {
+		// A RESP3 push (a client-tracking invalidation) comes between
+		// replies, and is none.
+		return f.reply()
+	}
 	return v, ""
 }
 
@@ -800,7 +811,8 @@ func TestCommandFuzz(t *testing.T) {
 	t.Logf("seed %d (SHALE_CMDFUZZ_SEED=%[1]d replays it)", seed)
 	ch := randChooser{rand.New(rand.NewPCG(seed, 0))}
 	f := newCmdFuzzer(t)
-	for range rounds {
+	for round := range rounds {
+		f.resp3 = round%2 == 1 // every reply in both protocols
 		f.reset(t)
 		for _, i := range ch.r.Perm(len(f.cmds)) {
 			for range 1 + ch.intn(3) {
@@ -832,11 +844,13 @@ var fuzzFound = [][]string{
 
 func TestCommandFuzzFound(t *testing.T) {
 	f := newCmdFuzzer(t)
-	f.reset(t)
-	for _, c := range fuzzFound {
-		f.run(t, bytesArgs(c...))
+	for _, f.resp3 = range []bool{false, true} {
+		f.reset(t)
+		for _, c := range fuzzFound {
+			f.run(t, bytesArgs(c...))
+		}
+		f.checkKeys(t)
 	}
-	f.checkKeys(t)
 }
 
 // FuzzCommands lets go's fuzzer choose the commands and their arguments:
@@ -849,6 +863,7 @@ func FuzzCommands(f *testing.F) {
 	fz := newCmdFuzzer(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ch := &byteChooser{data}
+		fz.resp3 = ch.intn(2) == 1
 		fz.reset(t)
 		for range 1 + ch.intn(4) {
 			fz.runCmd(t, ch, &fz.cmds[ch.intn(len(fz.cmds))])
