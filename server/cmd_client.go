@@ -221,7 +221,12 @@ func (cl *Client) infoLine(now time.Time) string {
 		lastCmd = "NULL"
 	}
 	b = append(b, lastCmd...)
-	b = append(b, " user=default redir=-1 resp=2"...)
+	b = append(b, " user=default redir=-1 resp="...)
+	if cl.resp3.Load() {
+		b = append(b, '3')
+	} else {
+		b = append(b, '2')
+	}
 	if libName != "" || libVer != "" { // Redis 7.2's fields, after SETINFO
 		b = append(b, " lib-name="...)
 		b = append(b, libName...)

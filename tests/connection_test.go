@@ -230,7 +230,9 @@ func TestConnectionHello(t *testing.T) {
 				}
 				return ""
 			}}},
+			{cmd("CLIENT", "INFO"), containsAll(" resp=3")},
 			{cmd("HELLO", 2), hasHelloShape(2)},
+			{cmd("CLIENT", "INFO"), containsAll(" resp=2")},
 			{cmd("PING"), "PONG"},
 		})
 		// HELLO's id is CLIENT ID.
