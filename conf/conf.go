@@ -13,6 +13,7 @@ type Config struct {
 	Storage    Storage    `toml:"storage"`
 	RocksDB    RocksDB    `toml:"rocksdb"`
 	Compaction Compaction `toml:"compaction"`
+	Encoding   Encoding   `toml:"encoding"`
 	Log        Log        `toml:"log"`
 	Metrics    Metrics    `toml:"metrics"`
 }
@@ -57,11 +58,22 @@ type Server struct {
 	// of keyspace notifications published, as letters of
 	// KeyspaceEventClasses. Default "" (none).
 	NotifyKeyspaceEvents string `toml:"notify_keyspace_events"`
+	// TrackingTableMaxKeys is Redis's tracking-table-max-keys: the most
+	// keys client-side caching (CLIENT TRACKING) remembers readers of;
+	// past it, keys are dropped at random and their readers told, as if
+	// the keys had been written. Default 1000000; 0 means no limit; must
+	// not be negative.
+	TrackingTableMaxKeys int64 `toml:"tracking_table_max_keys"`
 	// BusyReplyThresholdMs is Redis's busy-reply-threshold (lua-time-limit):
 	// once a script has run this many milliseconds, other clients' commands
 	// get BUSY instead of waiting, and SCRIPT KILL may stop it. Default
 	// 5000; 0 answers BUSY at once.
 	BusyReplyThresholdMs int64 `toml:"busy_reply_threshold_ms"`
+	// LatencyMonitorThresholdMs is Redis's latency-monitor-threshold: the
+	// latency monitor (LATENCY) samples every command, and every tick of
+	// active expiry, that takes at least this many milliseconds. Default 0,
+	// which turns the monitor off; must not be negative.
+	LatencyMonitorThresholdMs int64 `toml:"latency_monitor_threshold_ms"`
 	// ProtoMaxBulkLen is the largest bulk string a client may send, and the
 	// largest a string value may grow to (APPEND, SETRANGE), as Redis's
 	// proto-max-bulk-len. Default 512 MiB; at least 1 MiB.
@@ -386,6 +398,7 @@ func Default() Config {
 			SlowlogLogSlowerThan: 10000,
 			SlowlogMaxLen:        128,
 			BusyReplyThresholdMs: 5000,
+			TrackingTableMaxKeys: 1000000,
 
 			ProtoMaxBulkLen:         512 * MiB,
 			ProtoMaxMultibulkLen:    1<<31 - 1,
@@ -435,6 +448,14 @@ func Default() Config {
 			ReclaimQueueLength:  4096,
 			ReclaimDelay:        Duration{time.Second},
 			FullMaxBytesPerSec:  64 * MiB,
+		},
+		Encoding: Encoding{
+			HashMaxListpackEntries: 512,
+			HashMaxListpackValue:   64,
+			ListMaxListpackSize:    -2,
+			SetMaxIntsetEntries:    512,
+			ZSetMaxListpackEntries: 128,
+			ZSetMaxListpackValue:   64,
 		},
 		Log: Log{
 			Level:  "info",

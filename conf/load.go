@@ -67,6 +67,12 @@ func (c *Config) Validate() error {
 	if s.BusyReplyThresholdMs < 0 {
 		v.add("server.busy_reply_threshold_ms", "must be at least 0")
 	}
+	if s.LatencyMonitorThresholdMs < 0 {
+		v.add("server.latency_monitor_threshold_ms", "must be at least 0")
+	}
+	if s.TrackingTableMaxKeys < 0 {
+		v.add("server.tracking_table_max_keys", "must be at least 0")
+	}
 	if strings.Trim(s.NotifyKeyspaceEvents, KeyspaceEventClasses) != "" {
 		v.add("server.notify_keyspace_events", "has a letter that is not one of "+KeyspaceEventClasses)
 	}
@@ -148,6 +154,8 @@ func (c *Config) Validate() error {
 		v.add("compaction.full_window", err.Error())
 	}
 	v.sizeMin("compaction.full_max_bytes_per_sec", m.FullMaxBytesPerSec, 0)
+
+	c.Encoding.validate(&v)
 
 	v.oneOf("log.level", c.Log.Level, logLevels)
 	v.oneOf("log.format", c.Log.Format, logFormats)

@@ -12,7 +12,8 @@
 //	metadata CF     key    | db u16 | slot u16 | user key |
 //	                value  | type u8 | expire_ms u64 | payload |
 //	                         string:         | value bytes |
-//	                         hash, set, zset:| uid u64 | size u64 |
+//	                         hash, set, zset:| uid u64 | size u64 | encoding u8 |
+//	                                         (25-byte legacy form: no encoding byte)
 //	                         list:           | uid u64 | size u64 | head u64 | tail u64 |
 //	bookkeeping CF  key    | uid u64 |
 //	                value  | type u8 | db u16 | user key |
@@ -21,6 +22,7 @@
 //	default CF      "shale:format-version"     -> | version u32 |
 //	                "shale:uid-high-water"     -> | uid u64 |
 //	                "shale:keys:" | db u16 |   -> | count u64 little-endian |
+//	                "shale:db-map"             -> | physical db u16 |* (SWAPDB)
 //
 // Invariants:
 //   - The format is frozen once shipped. Golden tests hard-code the bytes and

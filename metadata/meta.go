@@ -15,9 +15,10 @@ var ErrCorrupt = errors.New("metadata: corrupt record")
 // changes.
 const MetaHeaderLen = 9
 
-// Lengths of the payload of composite Meta records.
+// Lengths of composite Meta records.
 const (
 	metaCompositeLen = MetaHeaderLen + 8 + 8    // uid, size
+	metaEncodedLen   = metaCompositeLen + 1     // uid, size, encoding
 	metaListLen      = metaCompositeLen + 8 + 8 // head, tail
 )
 
@@ -26,11 +27,13 @@ const (
 //	| type u8 | expire_ms u64 | payload |
 //
 //	string:          payload = | value bytes |               (may be empty)
-//	hash, set, zset: payload = | uid u64 | size u64 |
+//	hash, set, zset: payload = | uid u64 | size u64 | encoding u8 |
+//	                      or   | uid u64 | size u64 |        (legacy: EncUnknown)
 //	list:            payload = | uid u64 | size u64 | head u64 | tail u64 |
 //
 // A string record is MetaHeaderLen bytes plus its value; a hash, set or zset
-// record is exactly 25 bytes and a list record exactly 41.
+// record is 26 bytes, or 25 when it names no encoding (written before the
+// encoding byte existed, format version 1) and a list record exactly 41.
 type Meta struct {
 	// Type is the key's type; on-disk: append, never renumber.
 	Type Type
@@ -46,6 +49,10 @@ type Meta struct {
 	// Head and Tail bound a list's live element indexes: [Head, Tail). Lists
 	// only; 0 for other types. A new list starts with both at subkey.ListStart.
 	Head, Tail uint64
+	// Enc is the Redis encoding of a hash, set or zset (OBJECT ENCODING):
+	// its type's Compact or Converted encoding, or EncUnknown for a record
+	// written before the encoding byte existed. EncUnknown for other types.
+	Enc Encoding
 	// Value is a string's value. Strings only; nil for other types.
 	// DecodeMeta sets it to a non-nil subslice of its input (empty for an
 	// empty string), capped to its length: it aliases the input.
@@ -65,18 +72,24 @@ func (m Meta) Append(dst []byte) []byte {
 	case m.Type.Composite():
 		dst = binary.BigEndian.AppendUint64(dst, m.UID)
 		dst = binary.BigEndian.AppendUint64(dst, m.Size)
-		if m.Type == TypeList {
+		switch {
+		case m.Type == TypeList:
 			dst = binary.BigEndian.AppendUint64(dst, m.Head)
 			dst = binary.BigEndian.AppendUint64(dst, m.Tail)
+		case m.Enc != EncUnknown:
+			dst = append(dst, byte(m.Enc))
 		}
 	}
 	return dst
 }
 
 // DecodeMeta decodes a Meta record. It rejects input shorter than its type
-// needs, trailing bytes after a composite payload, an unknown type and a
-// negative expiry, with an error wrapping ErrCorrupt. It checks the framing
-// only, not the relations between fields (such as Size == Tail-Head).
+// needs, trailing bytes after a composite payload, an unknown type, a
+// negative expiry and an encoding byte its type cannot have (EncUnknown
+// included: that is written as no byte), with an error wrapping ErrCorrupt.
+// It checks the framing only, not the relations between fields (such as
+// Size == Tail-Head). A 25-byte hash, set or zset record decodes with
+// EncUnknown.
 //
 // The returned Value aliases b.
 func DecodeMeta(b []byte) (Meta, error) {
@@ -98,8 +111,15 @@ func DecodeMeta(b []byte) (Meta, error) {
 		return m, nil
 	}
 	want := metaCompositeLen
-	if m.Type == TypeList {
+	switch {
+	case m.Type == TypeList:
 		want = metaListLen
+	case len(b) == metaEncodedLen:
+		want = metaEncodedLen
+		m.Enc = Encoding(b[metaCompositeLen])
+		if !m.Type.validEncoding(m.Enc) {
+			return Meta{}, fmt.Errorf("meta: %s record with encoding %s: %w", m.Type, m.Enc, ErrCorrupt)
+		}
 	}
 	if len(b) != want {
 		return Meta{}, fmt.Errorf("meta: %s record of %d bytes, want %d: %w", m.Type, len(b), want, ErrCorrupt)

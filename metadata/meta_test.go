@@ -19,6 +19,12 @@ func TestMetaRoundTrip(t *testing.T) {
 		{"hash max", Meta{Type: TypeHash, ExpireMs: math.MaxInt64, UID: math.MaxUint64, Size: math.MaxUint64}},
 		{"set", Meta{Type: TypeSet, ExpireMs: 5, UID: 42, Size: 1}},
 		{"zset", Meta{Type: TypeZSet, UID: 9, Size: 1 << 40}},
+		{"hash listpack", Meta{Type: TypeHash, UID: 1, Size: 2, Enc: EncListpack}},
+		{"hash hashtable", Meta{Type: TypeHash, ExpireMs: 9, UID: 1, Size: 2, Enc: EncHashtable}},
+		{"set intset", Meta{Type: TypeSet, UID: 42, Size: 1, Enc: EncIntset}},
+		{"set hashtable", Meta{Type: TypeSet, UID: 42, Size: 1, Enc: EncHashtable}},
+		{"zset listpack", Meta{Type: TypeZSet, UID: 9, Size: 1, Enc: EncListpack}},
+		{"zset skiplist", Meta{Type: TypeZSet, UID: 9, Size: 1, Enc: EncSkiplist}},
 		{"list new", Meta{Type: TypeList, UID: 3, Head: 1 << 63, Tail: 1 << 63}},
 		{"list", Meta{Type: TypeList, ExpireMs: 1, UID: 7, Size: 3, Head: 1<<63 - 1, Tail: 1<<63 + 2}},
 	}
@@ -34,7 +40,7 @@ func TestMetaRoundTrip(t *testing.T) {
 				t.Fatalf("DecodeMeta: %v", err)
 			}
 			if got.Type != tt.m.Type || got.ExpireMs != tt.m.ExpireMs || got.UID != tt.m.UID ||
-				got.Size != tt.m.Size || got.Head != tt.m.Head || got.Tail != tt.m.Tail ||
+				got.Size != tt.m.Size || got.Head != tt.m.Head || got.Tail != tt.m.Tail || got.Enc != tt.m.Enc ||
 				!bytes.Equal(got.Value, tt.m.Value) {
 				t.Fatalf("DecodeMeta = %+v, want %+v", got, tt.m)
 			}
@@ -55,7 +61,8 @@ func TestMetaAppendIgnoresUnusedFields(t *testing.T) {
 		name       string
 		m, cleaned Meta
 	}{
-		{"string", Meta{Type: TypeString, UID: 1, Size: 2, Head: 3, Tail: 4, Value: []byte("v")}, Meta{Type: TypeString, Value: []byte("v")}},
+		{"string", Meta{Type: TypeString, UID: 1, Size: 2, Head: 3, Tail: 4, Enc: EncListpack, Value: []byte("v")}, Meta{Type: TypeString, Value: []byte("v")}},
+		{"list", Meta{Type: TypeList, UID: 1, Size: 2, Head: 3, Tail: 4, Enc: EncListpack}, Meta{Type: TypeList, UID: 1, Size: 2, Head: 3, Tail: 4}},
 		{"hash", Meta{Type: TypeHash, UID: 1, Size: 2, Head: 3, Tail: 4, Value: []byte("v")}, Meta{Type: TypeHash, UID: 1, Size: 2}},
 		{"unknown type", Meta{Type: 0, ExpireMs: 1, UID: 1, Value: []byte("v")}, Meta{Type: 0, ExpireMs: 1}},
 	}
@@ -87,6 +94,19 @@ func TestMetaGolden(t *testing.T) {
 			"04 0000018bcfe56800 0102030405060708 0000000000000003"},
 		{"zset", Meta{Type: TypeZSet, UID: 9, Size: 1},
 			"05 0000000000000000 0000000000000009 0000000000000001"},
+		// Format 2: the encoding byte after size.
+		{"hash listpack", Meta{Type: TypeHash, UID: 1, Size: 2, Enc: EncListpack},
+			"02 0000000000000000 0000000000000001 0000000000000002 01"},
+		{"hash hashtable", Meta{Type: TypeHash, UID: 1, Size: 2, Enc: EncHashtable},
+			"02 0000000000000000 0000000000000001 0000000000000002 03"},
+		{"set intset", Meta{Type: TypeSet, UID: 1, Size: 2, Enc: EncIntset},
+			"04 0000000000000000 0000000000000001 0000000000000002 02"},
+		{"set hashtable", Meta{Type: TypeSet, UID: 1, Size: 2, Enc: EncHashtable},
+			"04 0000000000000000 0000000000000001 0000000000000002 03"},
+		{"zset listpack", Meta{Type: TypeZSet, UID: 1, Size: 2, Enc: EncListpack},
+			"05 0000000000000000 0000000000000001 0000000000000002 01"},
+		{"zset skiplist", Meta{Type: TypeZSet, UID: 1, Size: 2, Enc: EncSkiplist},
+			"05 0000000000000000 0000000000000001 0000000000000002 04"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -120,7 +140,15 @@ func TestDecodeMetaCorrupt(t *testing.T) {
 		{"expire -1", "02 ffffffffffffffff 0000000000000001 0000000000000002"},
 		{"hash header only", "02 0000000000000000"},
 		{"hash short", "02 0000000000000000 0000000000000001 00000000000000"},
-		{"hash trailing", "02 0000000000000000 0000000000000001 0000000000000002 00"},
+		{"hash encoding unknown", "02 0000000000000000 0000000000000001 0000000000000002 00"},
+		{"hash intset", "02 0000000000000000 0000000000000001 0000000000000002 02"},
+		{"hash skiplist", "02 0000000000000000 0000000000000001 0000000000000002 04"},
+		{"hash encoding 5", "02 0000000000000000 0000000000000001 0000000000000002 05"},
+		{"hash trailing", "02 0000000000000000 0000000000000001 0000000000000002 01 00"},
+		{"set listpack", "04 0000000000000000 0000000000000001 0000000000000002 01"},
+		{"set skiplist", "04 0000000000000000 0000000000000001 0000000000000002 04"},
+		{"zset intset", "05 0000000000000000 0000000000000001 0000000000000002 02"},
+		{"zset hashtable", "05 0000000000000000 0000000000000001 0000000000000002 03"},
 		{"set short", "04 0000000000000000 0000000000000001"},
 		{"zset trailing", "05 0000000000000000 0000000000000001 0000000000000002 0000000000000003"},
 		{"list as hash", "03 0000000000000000 0000000000000001 0000000000000002"},
@@ -196,6 +224,9 @@ func FuzzDecodeMeta(f *testing.F) {
 		{Type: TypeList, UID: 7, Size: 3, Head: 1<<63 - 1, Tail: 1<<63 + 2},
 		{Type: TypeSet, ExpireMs: 1, UID: 3, Size: 1},
 		{Type: TypeZSet, UID: 9, Size: 1},
+		{Type: TypeHash, UID: 1, Size: 2, Enc: EncHashtable},
+		{Type: TypeSet, UID: 3, Size: 1, Enc: EncIntset},
+		{Type: TypeZSet, UID: 9, Size: 1, Enc: EncSkiplist},
 	} {
 		f.Add(m.Append(nil))
 	}
@@ -214,7 +245,7 @@ func FuzzDecodeMeta(f *testing.F) {
 			if got := m.Append(nil); !bytes.Equal(got, in) {
 				t.Fatalf("accepted non-canonical input %x: re-encoded %x", in, got)
 			}
-			if !m.Type.Valid() || m.ExpireMs < 0 {
+			if !m.Type.Valid() || m.ExpireMs < 0 || (m.Enc != EncUnknown && !m.Type.validEncoding(m.Enc)) {
 				t.Fatalf("accepted invalid record %x: %+v", in, m)
 			}
 		}
@@ -244,4 +275,54 @@ func FuzzDecodeMeta(f *testing.F) {
 			fuzzCheckErr(t, err)
 		}
 	})
+}
+
+// TestMetaEncodingMigration checks the format-1 to format-2 migration: a
+// legacy 25-byte record decodes with EncUnknown and re-encodes unchanged,
+// and the same record with an encoding becomes 26 bytes.
+func TestMetaEncodingMigration(t *testing.T) {
+	for _, typ := range []Type{TypeHash, TypeSet, TypeZSet} {
+		legacy := Meta{Type: typ, UID: 5, Size: 3}.Append(nil)
+		m, err := DecodeMeta(legacy)
+		if err != nil || m.Enc != EncUnknown {
+			t.Fatalf("%s: DecodeMeta(legacy) = %+v, %v", typ, m, err)
+		}
+		if got := m.Append(nil); !bytes.Equal(got, legacy) {
+			t.Fatalf("%s: legacy record re-encoded as %x", typ, got)
+		}
+		for _, e := range []Encoding{typ.Compact(), typ.Converted()} {
+			m.Enc = e
+			b := m.Append(nil)
+			if len(b) != len(legacy)+1 || Encoding(b[len(b)-1]) != e {
+				t.Fatalf("%s %s: encoded %x", typ, e, b)
+			}
+			if got, err := DecodeMeta(b); err != nil || got.Enc != e {
+				t.Fatalf("%s %s: DecodeMeta = %+v, %v", typ, e, got, err)
+			}
+		}
+	}
+}
+
+func TestEncodingNames(t *testing.T) {
+	tests := []struct {
+		typ                Type
+		compact, converted string
+	}{
+		{TypeHash, "listpack", "hashtable"},
+		{TypeSet, "intset", "hashtable"},
+		{TypeZSet, "listpack", "skiplist"},
+		{TypeString, "unknown", "unknown"},
+		{TypeList, "unknown", "unknown"},
+	}
+	for _, tt := range tests {
+		if got := tt.typ.Compact().String(); got != tt.compact {
+			t.Errorf("%s Compact = %s, want %s", tt.typ, got, tt.compact)
+		}
+		if got := tt.typ.Converted().String(); got != tt.converted {
+			t.Errorf("%s Converted = %s, want %s", tt.typ, got, tt.converted)
+		}
+	}
+	if got := Encoding(9).String(); got != "unknown(9)" {
+		t.Errorf("Encoding(9) = %s", got)
+	}
 }

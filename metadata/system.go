@@ -12,6 +12,7 @@ import (
 //	"shale:uid-high-water"   -> | uid u64 |             big-endian
 //	"shale:keys:" | db u16 | -> | count u64 |           LITTLE-endian
 //	"shale:expires:" | db u16 | -> | count u64 |        LITTLE-endian
+//	"shale:db-map"           -> | physical db u16 |*    big-endian, one per logical db
 
 // KeyFormatVersion is the default-CF key of the on-disk format version. Its
 // value is a u32, big-endian (EncodeU32); the current version is
@@ -20,8 +21,15 @@ var KeyFormatVersion = []byte("shale:format-version")
 
 // FormatVersion is the on-disk format version this code reads and writes,
 // stored under KeyFormatVersion. Bump it, never reuse a value, whenever a
-// layout changes incompatibly.
-const FormatVersion uint32 = 1
+// layout changes incompatibly. Version 2 added the encoding byte of hash,
+// set and zset records and the database map (shale:db-map); it reads every
+// record of version 1 as it is, so a version-1 store is upgraded in place
+// by writing 2 (UpgradableFormat), after which builds of version 1 refuse it.
+const FormatVersion uint32 = 2
+
+// UpgradableFormat reports whether this build reads a store of format v as
+// it is, and upgrades it by writing FormatVersion.
+func UpgradableFormat(v uint32) bool { return v == 1 }
 
 // KeyUIDHighWater is the default-CF key of the uid high-water mark, which the
 // uid allocator persists (synced) before it hands out uids up to it, so that
@@ -102,4 +110,44 @@ func DecodeU32(b []byte) (uint32, error) {
 		return 0, fmt.Errorf("u32: %d bytes, want 4: %w", len(b), ErrCorrupt)
 	}
 	return binary.BigEndian.Uint32(b), nil
+}
+
+// KeyDBMap is the default-CF key of the database map, which SWAPDB changes:
+// the physical database (the db field of metadata keys, bookkeeping records,
+// expire-index keys and counter keys) that holds each logical database (the
+// index SELECT names). Its value is EncodeDBMap's; a store without the
+// record maps every database to itself. Do not modify the slice.
+var KeyDBMap = []byte("shale:db-map")
+
+// EncodeDBMap appends the value of KeyDBMap to dst and returns the extended
+// slice: phys[i], the physical database of logical database i, as u16
+// big-endian, for every i in order. phys must be a permutation of
+// [0, len(phys)).
+func EncodeDBMap(dst []byte, phys []uint16) []byte {
+	for _, p := range phys {
+		dst = binary.BigEndian.AppendUint16(dst, p)
+	}
+	return dst
+}
+
+// DecodeDBMap decodes the value of KeyDBMap into the physical database of
+// each logical one. Anything but a non-empty, even-length permutation of
+// [0, n) is rejected with an error wrapping ErrCorrupt: two logical
+// databases sharing their keys, or a database without keys, would lose
+// data silently.
+func DecodeDBMap(b []byte) ([]uint16, error) {
+	if len(b) == 0 || len(b)%2 != 0 || len(b)/2 > 1<<16 {
+		return nil, fmt.Errorf("db map: %d bytes: %w", len(b), ErrCorrupt)
+	}
+	phys := make([]uint16, len(b)/2)
+	seen := make([]bool, len(phys))
+	for i := range phys {
+		p := binary.BigEndian.Uint16(b[2*i:])
+		if int(p) >= len(phys) || seen[p] {
+			return nil, fmt.Errorf("db map: logical db %d maps to %d, not a permutation of %d dbs: %w", i, p, len(phys), ErrCorrupt)
+		}
+		seen[p] = true
+		phys[i] = p
+	}
+	return phys, nil
 }

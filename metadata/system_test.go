@@ -3,6 +3,7 @@ package metadata
 import (
 	"bytes"
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -14,7 +15,7 @@ func TestSystemGolden(t *testing.T) {
 		hex  string
 	}{
 		{"format-version key", KeyFormatVersion, "7368616c653a666f726d61742d76657273696f6e"},
-		{"format-version value", EncodeU32(nil, FormatVersion), "00000001"},
+		{"format-version value", EncodeU32(nil, FormatVersion), "00000002"},
 		{"uid-high-water key", KeyUIDHighWater, "7368616c653a7569642d686967682d7761746572"},
 		{"uid-high-water value", EncodeU64(nil, 0x0102030405060708), "0102030405060708"},
 		{"counter key db 0", AppendCounterKey(nil, 0), "7368616c653a6b6579733a 0000"},
@@ -31,7 +32,7 @@ func TestSystemGolden(t *testing.T) {
 			}
 		})
 	}
-	if FormatVersion != 1 {
+	if FormatVersion != 2 {
 		t.Fatalf("FormatVersion = %d: update the golden tests and docs/ENCODING.md", FormatVersion)
 	}
 	if string(KeyFormatVersion) != "shale:format-version" || string(KeyUIDHighWater) != "shale:uid-high-water" {
@@ -119,4 +120,37 @@ func TestDecodeFixedCorrupt(t *testing.T) {
 		_, err := DecodeU32(make([]byte, n))
 		wantCorrupt(t, err)
 	}
+}
+
+func TestDBMap(t *testing.T) {
+	if string(KeyDBMap) != "shale:db-map" {
+		t.Fatal("KeyDBMap was modified")
+	}
+	if got, want := EncodeDBMap(nil, []uint16{1, 0, 2}), unhex(t, "0001 0000 0002"); !bytes.Equal(got, want) {
+		t.Fatalf("encoding changed: got %x, want %x", got, want)
+	}
+	for _, phys := range [][]uint16{{0}, {1, 0}, {2, 0, 1, 3}} {
+		got, err := DecodeDBMap(EncodeDBMap(nil, phys))
+		if err != nil || !slices.Equal(got, phys) {
+			t.Fatalf("DecodeDBMap(EncodeDBMap(%v)) = %v, %v", phys, got, err)
+		}
+	}
+	for _, bad := range []string{"", "00", "000100", "0001 0001", "0000 0002", "0100 0000"} {
+		_, err := DecodeDBMap(unhex(t, bad))
+		wantCorrupt(t, err)
+	}
+}
+
+func FuzzDecodeDBMap(f *testing.F) {
+	f.Add(EncodeDBMap(nil, []uint16{1, 0, 2}))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > maxFuzzLen {
+			return
+		}
+		phys, err := DecodeDBMap(b)
+		fuzzCheckErr(t, err)
+		if err == nil && !bytes.Equal(EncodeDBMap(nil, phys), b) {
+			t.Fatalf("accepted non-canonical input %x", b)
+		}
+	})
 }

@@ -82,6 +82,12 @@ type waiter struct {
 
 	wake   chan []byte // a signaller's request to try this key (capacity 1)
 	result chan bool   // the answer: true when the waiter is done (served or failed)
+
+	// unblocked is CLIENT UNBLOCK's order to stop waiting (capacity 1):
+	// nil to reply as a timeout, else the error to reply. Sent under
+	// blockRegistry.mu, once, by unblock, which also removes the waiter.
+	unblocked chan error
+	removed   bool // taken off the queues; guarded by blockRegistry.mu
 }
 
 // blockRegistry is the server's set of blocked clients.
@@ -92,6 +98,8 @@ type blockRegistry struct {
 
 	mu       sync.Mutex
 	queues   map[blockKey][]*waiter // FIFO per key
+	byClient map[int64]*waiter      // the waiter of each blocked client, for CLIENT UNBLOCK
+	settled  *sync.Cond             // on mu: a try ended (settle), for unblock
 	ready    []blockKey             // signalled keys not yet served
 	readySet map[blockKey]bool
 	current  *Ctx // the waiter whose wake-up try runs now
@@ -101,6 +109,8 @@ type blockRegistry struct {
 
 func (r *blockRegistry) init() {
 	r.queues = make(map[blockKey][]*waiter)
+	r.byClient = make(map[int64]*waiter)
+	r.settled = sync.NewCond(&r.mu)
 	r.readySet = make(map[blockKey]bool)
 	r.closing = make(chan struct{})
 }
@@ -121,12 +131,22 @@ func (r *blockRegistry) register(w *waiter) bool {
 	for _, k := range w.keys {
 		r.queues[k] = append(r.queues[k], w)
 	}
+	if w.c.Client != nil {
+		r.byClient[w.c.Client.ID] = w
+	}
 	r.waiting.Add(1)
 	return true
 }
 
-// remove takes w off its queues. The caller holds mu.
+// remove takes w off its queues, once. The caller holds mu.
 func (r *blockRegistry) remove(w *waiter) {
+	if w.removed {
+		return // CLIENT UNBLOCK took it off already
+	}
+	w.removed = true
+	if w.c.Client != nil {
+		delete(r.byClient, w.c.Client.ID)
+	}
 	for _, k := range w.keys {
 		q := r.queues[k]
 		for i, x := range q {
@@ -162,6 +182,7 @@ func (r *blockRegistry) settle(w *waiter, done bool) (missed bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	w.busy = false
+	r.settled.Broadcast()
 	if done {
 		r.remove(w)
 		return false
@@ -171,6 +192,37 @@ func (r *blockRegistry) settle(w *waiter, done bool) (missed bool) {
 		w.busy = true
 	}
 	return missed
+}
+
+// unblock is CLIENT UNBLOCK: it ends the wait of client id, blocked in a
+// blocking command, with reason (nil: as a timeout; else the error to
+// reply) and reports whether it was blocked. A client whose try runs now
+// (busy) is neither served nor blocked yet, which in Redis, where a
+// client is one or the other when another runs a command, cannot be: the
+// call waits for the try's outcome, a few key reads, and INFO's
+// blocked_clients, which counts the client from its first try, agrees
+// with the answer. A caller that holds key locks (in EXEC) must not wait,
+// as the try may want them: wait false counts a busy client as not
+// blocked. A client paused by CLIENT PAUSE is not blocked: Redis 7.0.15
+// crashes on CLIENT UNBLOCK TIMEOUT of one, and Valkey, which fixed that,
+// answers 0 since.
+func (r *blockRegistry) unblock(id int64, reason error, wait bool) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	w := r.byClient[id]
+	for w != nil && w.busy {
+		if !wait {
+			return false
+		}
+		r.settled.Wait()
+		w = r.byClient[id] // served meanwhile: gone
+	}
+	if w == nil {
+		return false
+	}
+	r.remove(w)
+	w.unblocked <- reason // capacity 1, and remove ran once: never full
+	return true
 }
 
 // close wakes every waiter, refuses new ones, and returns once every
@@ -199,7 +251,7 @@ func (s *Server) blockOn(c *Ctx, keys [][]byte, timeout time.Duration, kind stri
 		return err
 	}
 	r := &s.blocking
-	w := &waiter{c: c, kind: kind, try: try, wake: make(chan []byte, 1), result: make(chan bool, 1)}
+	w := &waiter{c: c, kind: kind, try: try, wake: make(chan []byte, 1), result: make(chan bool, 1), unblocked: make(chan error, 1)}
 	seen := make(map[blockKey]bool, len(keys))
 	for _, k := range keys {
 		bk := blockKey{c.DB.Index(), string(k)}
@@ -243,6 +295,8 @@ func (s *Server) blockOn(c *Ctx, keys [][]byte, timeout time.Duration, kind stri
 	if wr := c.baseWriter(); wr != nil {
 		_ = wr.Flush()
 	}
+	// Invalidations need not wait for the reply (tracking.go).
+	defer c.Client.trackingIdle()()
 	gone, stopWatch := watchConn(c)
 	defer stopWatch()
 	var timer <-chan time.Time
@@ -279,8 +333,16 @@ func (s *Server) blockOn(c *Ctx, keys [][]byte, timeout time.Duration, kind stri
 			vanished = true
 		case <-closing:
 			shutdown = true
+		case reason := <-w.unblocked:
+			return unblockedReply(c, reason)
 		}
 		if r.leave(w) {
+			// CLIENT UNBLOCK may have removed w first: its reason wins.
+			select {
+			case reason := <-w.unblocked:
+				return unblockedReply(c, reason)
+			default:
+			}
 			// A client that is gone gets no reply, as in Redis; at shutdown
 			// the connection closes without one too: a nil would read as a
 			// timeout. (A client served meanwhile gets its reply.)
@@ -293,6 +355,15 @@ func (s *Server) blockOn(c *Ctx, keys [][]byte, timeout time.Duration, kind stri
 		leaving = true
 		timer, gone, closing = nil, nil, nil
 	}
+}
+
+// unblockedReply ends a wait that CLIENT UNBLOCK ended: with the timeout's
+// reply when reason is nil, else with the error reason.
+func unblockedReply(c *Ctx, reason error) error {
+	if reason == nil {
+		c.Reply().NullArray()
+	}
+	return reason
 }
 
 // watchConn starts watching c's connection for a disconnect while it

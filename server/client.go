@@ -27,6 +27,9 @@ type Client struct {
 	resp3      atomic.Bool   // HELLO 3: replies in RESP3; publishers read it
 	out        *replyCounter // what handlers write to; nil when conn is not a guardConn
 	subs       subscriptions // its channels, patterns and shard channels (pubsub.go)
+	// trk is its CLIENT TRACKING mode and held-back invalidations
+	// (tracking.go).
+	trk clientTracking
 	// ctx is the running command's context, reused by each command of the
 	// connection's goroutine instead of allocated: nothing keeps a Ctx
 	// after its command returns.

@@ -29,6 +29,10 @@ var clientSubcommands = []Subcommand{
 	sub("no-evict", 3, Admin|NoScript|Loading|Stale, cmdClientNoEvict, cmdDoc{"Set client eviction mode for the current connection", "7.0.0", "connection", "O(1)", "ON|OFF"}),
 	sub("setinfo", 4, NoScript|Loading|Stale, cmdClientSetInfo, cmdDoc{"Set client or connection specific info", "7.2.0", "connection", "O(1)", "LIB-NAME libname|LIB-VER libver"}),
 	sub("getredir", 2, NoScript|Loading|Stale, cmdClientGetRedir, cmdDoc{"Get tracking notifications redirection client ID if any", "6.0.0", "connection", "O(1)", ""}),
+	sub("tracking", -3, NoScript|Loading|Stale, cmdClientTracking, cmdDoc{"Enable or disable server assisted client side caching support", "6.0.0", "connection", "O(1). Some options may introduce additional complexity.", "ON|OFF [REDIRECT client-id] [PREFIX prefix [PREFIX prefix ...]] [BCAST] [OPTIN] [OPTOUT] [NOLOOP]"}),
+	sub("caching", 3, NoScript|Loading|Stale, cmdClientCaching, cmdDoc{"Instruct the server about tracking or not keys in the next request", "6.0.0", "connection", "O(1)", "YES|NO"}),
+	sub("trackinginfo", 2, NoScript|Loading|Stale, cmdClientTrackingInfo, cmdDoc{"Return information about server assisted client side caching for the current connection", "6.2.0", "connection", "O(1)", ""}),
+	sub("unblock", -3, Admin|NoScript|Loading|Stale, cmdClientUnblock, cmdDoc{"Unblock a client blocked in a blocking command from a different connection", "5.0.0", "connection", "O(log N) where N is the number of client connections", "client-id [TIMEOUT|ERROR]"}).shaped(atMost(4, shapeSubcommandSyntax)),
 	sub("help", 2, Loading|Stale, cmdClientHelp, cmdDoc{"Show helpful text about the different subcommands", "5.0.0", "connection", "O(1)", ""}),
 }
 
@@ -118,6 +122,8 @@ func cmdClientList(c *Ctx, args [][]byte) error {
 // CLIENT HELP
 func cmdClientHelp(c *Ctx, _ [][]byte) error {
 	writeHelp(c, "client", []string{
+		"CACHING (YES|NO)",
+		"    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
 		"GETNAME",
 		"    Return the name of the current connection.",
 		"ID",
@@ -158,6 +164,13 @@ func cmdClientHelp(c *Ctx, _ [][]byte) error {
 		"    Set client meta attr. Options are: LIB-NAME, LIB-VER.",
 		"SETNAME <name>",
 		"    Assign the name <name> to the current connection.",
+		"TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
+		"         [OPTIN] [OPTOUT] [NOLOOP]",
+		"    Control server assisted client side caching.",
+		"TRACKINGINFO",
+		"    Report tracking status for the current connection.",
+		"UNBLOCK <clientid> [TIMEOUT|ERROR]",
+		"    Unblock the specified blocked client.",
 		"UNPAUSE",
 		"    Stop the current client pause, resuming traffic.",
 	})
@@ -221,7 +234,9 @@ func (cl *Client) infoLine(now time.Time) string {
 		lastCmd = "NULL"
 	}
 	b = append(b, lastCmd...)
-	b = append(b, " user=default redir=-1 resp="...)
+	b = append(b, " user=default redir="...)
+	b = strconv.AppendInt(b, cl.trk.redirectReply(), 10)
+	b = append(b, " resp="...)
 	if cl.resp3.Load() {
 		b = append(b, '3')
 	} else {
@@ -259,6 +274,16 @@ func (cl *Client) clientFlags() string {
 	}
 	if cl.blocked.Load() {
 		f.WriteByte('b')
+	}
+	// Redis's order: tracking flags after b, before d.
+	if cl.trk.has(trackOn) {
+		f.WriteByte('t')
+	}
+	if cl.trk.has(trackBrokenRedir) {
+		f.WriteByte('R')
+	}
+	if cl.trk.has(trackBcast) {
+		f.WriteByte('B')
 	}
 	if multi && cl.txn.dirty.Load() {
 		f.WriteByte('d')
@@ -531,8 +556,27 @@ func cmdClientSetInfo(c *Ctx, args [][]byte) error {
 	return nil
 }
 
-// CLIENT GETREDIR: -1, as there is no client-side caching.
-func cmdClientGetRedir(c *Ctx, _ [][]byte) error {
-	c.Reply().Int(-1)
+// CLIENT UNBLOCK client-id [TIMEOUT|ERROR]: ends the wait of a client
+// blocked in BLPOP and the like (blocking.go), with the timeout's reply or
+// an UNBLOCKED error; 1 if it was blocked, else 0. Redis reads the reason
+// before the id.
+func cmdClientUnblock(c *Ctx, args [][]byte) error {
+	var reason error
+	if len(args) == 4 {
+		switch {
+		case is(args[3], "TIMEOUT"):
+		case is(args[3], "ERROR"):
+			reason = errUnblocked
+		default:
+			return errUnblockReason
+		}
+	}
+	id, err := parseInt(args[2])
+	if err != nil {
+		return err
+	}
+	// In EXEC the transaction holds its keys' locks, which a blocked
+	// client's try under way may be waiting for.
+	c.Reply().IntBool(c.Srv.blocking.unblock(id, reason, !c.Client.atomicRun.active))
 	return nil
 }

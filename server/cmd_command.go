@@ -17,30 +17,186 @@ var commandSubcommands = []Subcommand{
 	sub("docs", -2, Loading|Stale, cmdCommandDocs, cmdDoc{"Get array of specific Redis command documentation", "7.0.0", "server", "O(N) where N is the number of commands to look up", "[command-name [command-name ...]]"}).acl(ACLConnection).tips("nondeterministic_output_order"),
 	sub("list", -2, Loading|Stale, cmdCommandList, cmdDoc{"Get an array of Redis command names", "7.0.0", "server", "O(N) where N is the total number of Redis commands", "[FILTERBY MODULE module-name|ACLCAT category|PATTERN pattern]"}).acl(ACLConnection).tips("nondeterministic_output_order"),
 	sub("getkeys", -4, Loading|Stale, cmdCommandGetKeys, cmdDoc{"Extract keys given a full Redis command", "2.8.13", "server", "O(N) where N is the number of arguments to the command", "command [arg [arg ...]]"}).acl(ACLConnection),
+	sub("getkeysandflags", -4, Loading|Stale, cmdCommandGetKeysAndFlags, cmdDoc{"Extract keys and access flags given a full Redis command", "7.0.0", "server", "O(N) where N is the number of arguments to the command", "command [arg [arg ...]]"}).acl(ACLConnection),
 	sub("help", 2, Loading|Stale, cmdCommandHelp, cmdDoc{"Show helpful text about the different subcommands", "5.0.0", "server", "O(1)", ""}).acl(ACLConnection),
 }
 
 // COMMAND GETKEYS command [arg ...]: the keys a call would touch.
 func cmdCommandGetKeys(c *Ctx, args [][]byte) error {
 	call := args[2:]
-	cmd := c.Srv.table[lower(call[0])]
-	switch {
-	case cmd == nil:
-		return errInvalidCommandSpecified
-	case !cmd.arityOK(len(call)):
-		return errInvalidCommandArgCount
-	case cmd.FirstKey == 0 && cmd.Keys == nil:
-		return errCommandHasNoKeys
-	}
-	keys := keyPositions(cmd, call)
-	if len(keys) == 0 {
-		return errInvalidCommandArgs
+	_, keys, err := callKeys(c, call)
+	if err != nil {
+		return err
 	}
 	c.Reply().Array(len(keys))
 	for _, i := range keys {
 		c.Reply().Bulk(call[i])
 	}
 	return nil
+}
+
+// COMMAND GETKEYSANDFLAGS command [arg ...]: the keys a call would touch,
+// each with its key spec flags (RW, access, update, ...).
+func cmdCommandGetKeysAndFlags(c *Ctx, args [][]byte) error {
+	call := args[2:]
+	cmd, keys, err := callKeys(c, call)
+	if err != nil {
+		return err
+	}
+	flags := callKeyFlags(cmd, call, keys)
+	r := c.Reply()
+	r.Array(len(keys))
+	for i, pos := range keys {
+		r.Array(2)
+		r.Bulk(call[pos])
+		writeStatusSet(c, flags[i].names())
+	}
+	return nil
+}
+
+// callKeys finds the keys of call for COMMAND GETKEYS and GETKEYSANDFLAGS
+// as Redis's getKeysSubcommandImpl does: call names a command, or a
+// container and one of its subcommands (OBJECT ENCODING), which must have
+// keys and take that many arguments, in this order of errors. A call
+// whose arguments locate no key is an error, save for commands whose keys
+// are optional (EVAL with numkeys 0): no keys then.
+func callKeys(c *Ctx, call [][]byte) (*Command, []int, error) {
+	cmd := c.Srv.table.lookup(call[0])
+	if cmd == nil {
+		return nil, nil, errInvalidCommandSpecified
+	}
+	arity, hasKeys := cmd.Arity, cmd.FirstKey != 0 || cmd.Keys != nil
+	if cmd.Subcommands != nil && !cmd.PrivateSubcommands && len(call) > 1 {
+		i := cmd.subcommandIndex(call)
+		if i < 0 {
+			return nil, nil, errInvalidCommandSpecified
+		}
+		// A subcommand has its container's key range when its arguments
+		// reach it: OBJECT ENCODING's do, OBJECT HELP's do not.
+		arity = cmd.Subcommands[i].Arity
+		hasKeys = hasKeys && max(arity, -arity) > cmd.FirstKey
+	}
+	switch {
+	case !hasKeys:
+		return nil, nil, errCommandHasNoKeys
+	case !arityFits(arity, len(call)):
+		return nil, nil, errInvalidCommandArgCount
+	}
+	keys := keyPositions(cmd, call)
+	if len(keys) == 0 && cmd.Flags&NoMandatoryKeys == 0 {
+		return nil, nil, errInvalidCommandArgs
+	}
+	return cmd, keys, nil
+}
+
+// callKeyFlags are the flags of the keys of call at positions keys, as
+// Redis's getKeysFromCommandWithSpecs gives them: each key its key spec's
+// flags when the specs locate every key; else those of the command's own
+// key procedure, which Redis writes for SET (whose spec's flags vary) and
+// SORT and SORT_RO (whose BY, GET and STORE specs are "unknown") and leaves
+// empty for the others (a numkeys that is no strict integer: ZUNIONSTORE d
+// 2x a b).
+func callKeyFlags(cmd *Command, call [][]byte, keys []int) []KeyFlags {
+	flags := make([]KeyFlags, len(keys)) // keys: at most one per argument
+	switch cmd.Name {
+	case "set": // setGetKeys
+		f := KeyOW | KeyUpdate
+		if slices.ContainsFunc(call[min(3, len(call)):], func(a []byte) bool { return is(a, "GET") }) {
+			f = KeyRW | KeyAccess | KeyUpdate
+		}
+		for i := range flags {
+			flags[i] = f
+		}
+		return flags
+	case "sort", "sort_ro": // sortGetKeys, sortROGetKeys: the sorted key, then SORT's STORE destination
+		for i, pos := range keys {
+			flags[i] = KeyOW | KeyUpdate
+			if pos == 1 {
+				flags[i] = KeyRO | KeyAccess
+			}
+		}
+		return flags
+	}
+	if len(cmd.KeySpecs) == 0 {
+		// OBJECT keeps Redis 6's layout: a read-only key range on the
+		// container, where Redis 7 gives each subcommand an RO key spec.
+		if cmd.Flags&ReadOnly != 0 {
+			for i := range flags {
+				flags[i] = KeyRO
+			}
+		}
+		return flags
+	}
+	byPos := make(map[int]KeyFlags, len(keys))
+	for _, k := range cmd.KeySpecs {
+		if k.Flags&KeyNotKey != 0 {
+			continue
+		}
+		first, last, step, ok := k.locate(call)
+		if !ok {
+			return flags // Redis falls back to the command's procedure
+		}
+		for pos := first; pos <= last && pos < len(call); pos += step {
+			if _, seen := byPos[pos]; !seen {
+				byPos[pos] = k.Flags
+			}
+		}
+	}
+	for i, pos := range keys {
+		flags[i] = byPos[pos]
+	}
+	return flags
+}
+
+// locate finds the keys of key spec k in call as Redis's
+// getKeysUsingKeySpecs does: the positions first..last, step apart (none
+// when last < first: a keyword that is absent); ok is false when the spec
+// cannot say, where Redis gives up on the specs (an unknown or incomplete
+// spec, a numkeys that is no strict integer or exceeds the arguments).
+func (k KeySpec) locate(call [][]byte) (first, last, step int, ok bool) {
+	if k.Flags&KeyIncomplete != 0 {
+		return 0, 0, 0, false
+	}
+	switch b := k.Begin; {
+	case b.Index > 0:
+		first = b.Index
+	case b.Keyword != "":
+		start, end, dir := b.StartFrom, len(call)-1, 1
+		if start <= 0 {
+			start, end, dir = len(call)+start, 0, -1
+		}
+		for i := start; i != end && i >= 1 && i < len(call); i += dir {
+			if is(call[i], b.Keyword) {
+				first = i + 1
+				break
+			}
+		}
+		if first == 0 {
+			return 0, -1, 1, true // the keyword is absent: no keys
+		}
+	default:
+		return 0, 0, 0, false
+	}
+	switch f := k.Find; {
+	case f.KeyStep == 0:
+		return 0, 0, 0, false
+	case f.KeyNum:
+		if first+f.KeyNumIdx >= len(call) {
+			return 0, 0, 0, false
+		}
+		n, valid := specNumKeys(call[first+f.KeyNumIdx])
+		first += f.FirstKey
+		if !valid || n > len(call)-first {
+			return 0, 0, 0, false
+		}
+		return first, first + n - 1, f.KeyStep, true
+	case f.LastKey >= 0:
+		return first, first + f.LastKey, f.KeyStep, true
+	case f.Limit == 0:
+		return first, len(call) + f.LastKey, f.KeyStep, true
+	default:
+		return first, first + (len(call)-first)/f.Limit + f.LastKey, f.KeyStep, true
+	}
 }
 
 // COMMAND, with no subcommand: every command's info.
@@ -109,7 +265,13 @@ func writeCommandInfo(c *Ctx, cmd *Command) {
 	writeTips(c, cmd.Tips)
 	writeKeySpecs(c, cmd.KeySpecs)
 	subs := cmd.declaredSubcommands()
-	r.Set(len(subs))
+	// Redis 7.0 (addReplyCommandSubCommands): an empty set when there are
+	// none, else an array, under RESP3 too.
+	if len(subs) == 0 {
+		r.Set(0)
+	} else {
+		r.Array(len(subs))
+	}
 	for i := range subs {
 		writeSubcommandInfo(c, cmd, &subs[i])
 	}
@@ -255,6 +417,10 @@ func writeDoc(c *Ctx, d cmdDoc, name string, subs []Subcommand) {
 	if len(subs) > 0 {
 		n++
 	}
+	dep, isDeprecated := deprecatedCommands[name]
+	if isDeprecated {
+		n += 3
+	}
 	r.Map(n)
 	r.BulkString("summary")
 	r.BulkString(d.summary)
@@ -265,6 +431,14 @@ func writeDoc(c *Ctx, d cmdDoc, name string, subs []Subcommand) {
 	if d.complexity != "" {
 		r.BulkString("complexity")
 		r.BulkString(d.complexity)
+	}
+	if isDeprecated { // in Redis's order: after complexity
+		r.BulkString("doc_flags")
+		writeStatusSet(c, []string{"deprecated"})
+		r.BulkString("deprecated_since")
+		r.BulkString(dep.since)
+		r.BulkString("replaced_by")
+		r.BulkString(dep.replacedBy)
 	}
 	if len(args) > 0 {
 		r.BulkString("arguments")
@@ -355,6 +529,8 @@ func cmdCommandHelp(c *Ctx, _ [][]byte) error {
 		"    commands are returned.",
 		"GETKEYS <full-command>",
 		"    Return the keys from a full Redis command.",
+		"GETKEYSANDFLAGS <full-command>",
+		"    Return the keys and the access flags from a full Redis command.",
 	})
 	return nil
 }

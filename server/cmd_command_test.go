@@ -79,7 +79,7 @@ func TestCommandCommand(t *testing.T) {
 	}
 
 	runScript(t, c, []step{
-		{[]any{"COMMAND", "LIST", "FILTERBY", "PATTERN", "client*"}, []any{"client", "client|setname", "client|getname", "client|id", "client|info", "client|list", "client|kill", "client|pause", "client|unpause", "client|reply", "client|no-evict", "client|setinfo", "client|getredir", "client|help"}},
+		{[]any{"COMMAND", "LIST", "FILTERBY", "PATTERN", "client*"}, []any{"client", "client|setname", "client|getname", "client|id", "client|info", "client|list", "client|kill", "client|pause", "client|unpause", "client|reply", "client|no-evict", "client|setinfo", "client|getredir", "client|tracking", "client|caching", "client|trackinginfo", "client|unblock", "client|help"}},
 		{[]any{"COMMAND", "LIST", "FILTERBY", "MODULE", "x"}, []any{}},
 		{[]any{"COMMAND", "LIST", "FILTERBY", "foo", "x"}, wantErr("ERR syntax error")},
 		{[]any{"COMMAND", "LIST", "foo"}, wantErr("ERR syntax error")},

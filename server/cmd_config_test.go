@@ -27,7 +27,7 @@ func TestConfigGetSet(t *testing.T) {
 		{[]any{"CONFIG", "GET", "nosuch"}, []any{}},
 		{[]any{"CONFIG", "GET", "bind"}, []any{"bind", "127.0.0.1"}},
 		{[]any{"CONFIG", "GET", "save"}, []any{"save", ""}},
-		{[]any{"CONFIG", "GET", "appendonly"}, []any{"appendonly", "no"}},
+		{[]any{"CONFIG", "GET", "appendonly"}, []any{"appendonly", "yes"}},
 		{[]any{"CONFIG", "GET", "timeout"}, []any{"timeout", "0"}},
 		{[]any{"CONFIG", "GET", "requirepass"}, []any{"requirepass", ""}},
 		{[]any{"CONFIG", "GET", "rocksdb.write_buffer_bytes"}, []any{"rocksdb.write_buffer_bytes", "67108864"}},
@@ -61,7 +61,7 @@ func TestConfigGetSet(t *testing.T) {
 		{[]any{"CONFIG", "SET", "loglevel", "notice"}, "OK"},
 		{[]any{"CONFIG", "GET", "loglevel"}, []any{"loglevel", "info"}},
 		{[]any{"CONFIG", "SET", "loglevel", "debug"}, "OK"},
-		{[]any{"CONFIG", "SET", "appendonly", "no", "save", ""}, "OK"},
+		{[]any{"CONFIG", "SET", "appendonly", "yes", "save", ""}, "OK"},
 
 		// errors
 		{[]any{"CONFIG", "SET", "port", "1"}, immutable("port")},
@@ -86,8 +86,8 @@ func TestConfigGetSet(t *testing.T) {
 		{[]any{"CONFIG", "SET", "rocksdb.compression", "lz4 gzip"}, failed("rocksdb.compression", `rocksdb.compression[1]: "gzip" is not one of`)},
 		{[]any{"CONFIG", "SET", "compaction.reclaim_max_per_second", "0"}, failed("compaction.reclaim_max_per_second", "compaction.reclaim_max_per_second: 0 must be a finite number of at least 1/86400 (one a day)")},
 		{[]any{"CONFIG", "SET", "loglevel", "loud"}, failed("loglevel", "argument(s) must be one of the following: debug, verbose, notice, warning")},
-		{[]any{"CONFIG", "SET", "appendonly", "yes"}, failed("appendonly", "only 'no' is supported")},
-		{[]any{"CONFIG", "SET", "save", "3600 1"}, failed("save", `only "" is supported`)},
+		{[]any{"CONFIG", "SET", "appendonly", "no"}, failed("appendonly", "Shale always logs every write in RocksDB's write-ahead log before it acknowledges it: appendonly is always 'yes'")},
+		{[]any{"CONFIG", "SET", "save", "3600 1"}, failed("save", `Shale takes no snapshots on its own, its data is always on disk: save is always "" (BGSAVE makes a checkpoint)`)},
 		{[]any{"CONFIG", "SET", "maxclients", "10", "maxclients", "20"}, failed("maxclients", "duplicate parameter")},
 		{[]any{"CONFIG", "SET", "maxclients", "10", "timeout"}, wantErr("ERR syntax error")},
 		{[]any{"CONFIG", "SET", "maxclients"}, wantErr("ERR wrong number of arguments for 'config|set' command")},

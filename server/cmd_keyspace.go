@@ -198,11 +198,11 @@ func cmdRandomKey(c *Ctx, _ [][]byte) error {
 	return replyBulkOrNull(c, k, ok, err)
 }
 
-// objectSubcommands are OBJECT's. IDLETIME is missing: Shale keeps no
-// access clock, and a made-up idle time would mislead eviction tooling.
+// objectSubcommands are OBJECT's.
 var objectSubcommands = []Subcommand{
 	sub("encoding", 3, ReadOnly, cmdObjectEncoding, cmdDoc{"Inspect the internal encoding of a Redis object", "2.2.3", "generic", "O(1)", "key"}).tips("nondeterministic_output"),
 	sub("freq", 3, ReadOnly, cmdObjectFreq, cmdDoc{"Get the logarithmic access frequency counter of a Redis object", "4.0.0", "generic", "O(1)", "key"}).tips("nondeterministic_output"),
+	sub("idletime", 3, ReadOnly, cmdObjectIdleTime, cmdDoc{"Get the time since a Redis object was last accessed", "2.2.3", "generic", "O(1)", "key"}).tips("nondeterministic_output"),
 	sub("refcount", 3, ReadOnly, cmdObjectRefCount, cmdDoc{"Get the number of references to the value of the key", "2.2.3", "generic", "O(1)", "key"}).tips("nondeterministic_output"),
 	sub("help", 2, Loading|Stale, cmdObjectHelp, cmdDoc{"Show helpful text about the different subcommands", "6.2.0", "generic", "O(1)", ""}),
 }
@@ -231,6 +231,23 @@ func cmdObjectFreq(c *Ctx, args [][]byte) error {
 	return errNoLFU
 }
 
+// OBJECT IDLETIME key: whole seconds since the key was last read or
+// written, from the access clock (access.go); nil for a missing key. Shale
+// never evicts, so no LFU policy stops it from answering, as one does in
+// Redis. OBJECT itself is NoTouch: asking does not reset the time.
+func cmdObjectIdleTime(c *Ctx, args [][]byte) error {
+	n, err := c.DB.Exists(args[2:3])
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		c.Reply().Null()
+		return nil
+	}
+	c.Reply().Int(c.Srv.access.idle(c.DB.Index(), args[2], accessSeconds(monoNow())))
+	return nil
+}
+
 // sharedRefCount is the REFCOUNT Redis reports for its shared objects: the
 // integers 0 to 9999 that SET stores without maxmemory (OBJ_SHARED_REFCOUNT).
 const sharedRefCount = 1<<31 - 1
@@ -246,18 +263,25 @@ func cmdObjectRefCount(c *Ctx, args [][]byte) error {
 		c.Reply().Null()
 		return nil
 	}
-	n := int64(1)
+	var v []byte
 	if enc == "int" {
-		v, _, err := c.DB.Get(args[2])
-		if err != nil {
+		if v, _, err = c.DB.Get(args[2]); err != nil {
 			return err
 		}
+	}
+	c.Reply().Int(refCount(enc, v))
+	return nil
+}
+
+// refCount is the REFCOUNT Redis reports for a value of encoding enc (v: a
+// string's value): sharedRefCount for its shared integers, else 1.
+func refCount(enc string, v []byte) int64 {
+	if enc == "int" {
 		if i, _ := types.ParseInt(v); i >= 0 && i < 10000 {
-			n = sharedRefCount
+			return sharedRefCount
 		}
 	}
-	c.Reply().Int(n)
-	return nil
+	return 1
 }
 
 // OBJECT HELP
@@ -269,6 +293,9 @@ func cmdObjectHelp(c *Ctx, _ [][]byte) error {
 		"FREQ <key>",
 		"    Return the access frequency index of the <key>. The returned integer is",
 		"    proportional to the logarithm of the recent access frequency of the key.",
+		"IDLETIME <key>",
+		"    Return the idle time of the <key>, that is the approximated number of",
+		"    seconds elapsed since the last access to the key.",
 		"REFCOUNT <key>",
 		"    Return the number of references of the value associated with the specified",
 		"    <key>.",
@@ -281,11 +308,11 @@ var keyspaceCommands = []Command{
 		doc("Delete a key", "1.0.0", "generic", "O(N) where N is the number of keys that will be removed. When a key to remove holds a value other than a string, the individual complexity for this key is O(M) where M is the number of elements in the list, set, sorted set or hash. Removing a single key that holds a string value is O(1).", "key [key ...]"),
 	cmd("unlink", -2, Write|Fast|Grouped, 1, -1, 1, cmdDel).keyFlags(KeyRM|KeyDelete).tips("request_policy:multi_shard", "response_policy:agg_sum").
 		doc("Delete a key asynchronously in another thread. Otherwise it is just as DEL, but non blocking.", "4.0.0", "generic", "O(1) for each key removed regardless of its size. Then the command does O(N) work in a different thread in order to reclaim memory, where N is the number of allocations the deleted objects where composed of.", "key [key ...]"),
-	cmd("exists", -2, ReadOnly|Fast|Grouped, 1, -1, 1, cmdExists).keyFlags(KeyRO).tips("request_policy:multi_shard", "response_policy:agg_sum").
+	cmd("exists", -2, ReadOnly|Fast|Grouped|NoTouch, 1, -1, 1, cmdExists).keyFlags(KeyRO).tips("request_policy:multi_shard", "response_policy:agg_sum").
 		doc("Determine if a key exists", "1.0.0", "generic", "O(N) where N is the number of keys to check.", "key [key ...]"),
 	cmd("touch", -2, ReadOnly|Fast, 1, -1, 1, cmdExists).keyFlags(KeyRO).tips("request_policy:multi_shard", "response_policy:agg_sum").
 		doc("Alters the last access time of a key(s). Returns the number of existing keys specified.", "3.2.1", "generic", "O(N) where N is the number of keys that will be touched.", "key [key ...]"),
-	cmd("type", 2, ReadOnly|Fast|Grouped, 1, 1, 1, cmdType).keyFlags(KeyRO).
+	cmd("type", 2, ReadOnly|Fast|Grouped|NoTouch, 1, 1, 1, cmdType).keyFlags(KeyRO).
 		doc("Determine the type stored at key", "1.0.0", "generic", "O(1)", "key"),
 	cmd("expire", -3, Write|Fast|Grouped, 1, 1, 1, cmdExpire).keyFlags(KeyRW|KeyUpdate).
 		doc("Set a key's time to live in seconds", "1.0.0", "generic", "O(1)", "key seconds [NX|XX|GT|LT]"),
@@ -295,13 +322,13 @@ var keyspaceCommands = []Command{
 		doc("Set the expiration for a key as a UNIX timestamp", "1.2.0", "generic", "O(1)", "key unix-time-seconds [NX|XX|GT|LT]"),
 	cmd("pexpireat", -3, Write|Fast, 1, 1, 1, cmdPExpireAt).keyFlags(KeyRW|KeyUpdate).
 		doc("Set the expiration for a key as a UNIX timestamp specified in milliseconds", "2.6.0", "generic", "O(1)", "key unix-time-milliseconds [NX|XX|GT|LT]"),
-	cmd("ttl", 2, ReadOnly|Fast|Grouped, 1, 1, 1, cmdTTL).keyFlags(KeyRO|KeyAccess).tips("nondeterministic_output").
+	cmd("ttl", 2, ReadOnly|Fast|Grouped|NoTouch, 1, 1, 1, cmdTTL).keyFlags(KeyRO|KeyAccess).tips("nondeterministic_output").
 		doc("Get the time to live for a key in seconds", "1.0.0", "generic", "O(1)", "key"),
-	cmd("pttl", 2, ReadOnly|Fast|Grouped, 1, 1, 1, cmdPTTL).keyFlags(KeyRO|KeyAccess).tips("nondeterministic_output").
+	cmd("pttl", 2, ReadOnly|Fast|Grouped|NoTouch, 1, 1, 1, cmdPTTL).keyFlags(KeyRO|KeyAccess).tips("nondeterministic_output").
 		doc("Get the time to live for a key in milliseconds", "2.6.0", "generic", "O(1)", "key"),
-	cmd("expiretime", 2, ReadOnly|Fast, 1, 1, 1, cmdExpireTime).keyFlags(KeyRO|KeyAccess).
+	cmd("expiretime", 2, ReadOnly|Fast|NoTouch, 1, 1, 1, cmdExpireTime).keyFlags(KeyRO|KeyAccess).
 		doc("Get the expiration Unix timestamp for a key", "7.0.0", "generic", "O(1)", "key"),
-	cmd("pexpiretime", 2, ReadOnly|Fast, 1, 1, 1, cmdPExpireTime).keyFlags(KeyRO|KeyAccess).
+	cmd("pexpiretime", 2, ReadOnly|Fast|NoTouch, 1, 1, 1, cmdPExpireTime).keyFlags(KeyRO|KeyAccess).
 		doc("Get the expiration Unix timestamp for a key in milliseconds", "7.0.0", "generic", "O(1)", "key"),
 	cmd("persist", 2, Write|Fast|Grouped, 1, 1, 1, cmdPersist).keyFlags(KeyRW|KeyUpdate).
 		doc("Remove the expiration from a key", "2.2.0", "generic", "O(1)", "key"),
@@ -319,6 +346,6 @@ var keyspaceCommands = []Command{
 		doc("Incrementally iterate the keys space", "2.8.0", "generic", "O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection.", "cursor [MATCH pattern] [COUNT count] [TYPE type]"),
 	cmd("randomkey", 1, ReadOnly, 0, 0, 0, cmdRandomKey).tips("request_policy:all_shards", "nondeterministic_output").
 		doc("Return a random key from the keyspace", "1.0.0", "generic", "O(1)", ""),
-	cmd("object", -2, ReadOnly, 2, 2, 1, nil).withSubcommands(objectSubcommands).
+	cmd("object", -2, ReadOnly|NoTouch, 2, 2, 1, nil).withSubcommands(objectSubcommands).
 		doc("A container for object introspection commands", "2.2.3", "generic", "Depends on subcommand.", "subcommand [arg ...]"),
 }

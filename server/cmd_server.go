@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"time"
@@ -9,9 +10,10 @@ import (
 	"github.com/shaledb/shale/server/types"
 )
 
-// Server commands: INFO, DBSIZE, FLUSHDB, FLUSHALL, TIME, COMPACT, SHUTDOWN,
-// DEBUG and MONITOR (its machinery is monitor.go). The rows of CONFIG
-// (cmd_config.go) and SLOWLOG (cmd_slowlog.go) are here too.
+// Server commands: INFO, DBSIZE, FLUSHDB, FLUSHALL, SWAPDB (cmd_swapdb.go),
+// TIME, COMPACT, SHUTDOWN, DEBUG and MONITOR (its machinery is monitor.go).
+// The rows of CONFIG (cmd_config.go) and SLOWLOG (cmd_slowlog.go) are here
+// too.
 
 // INFO [section ...]: see info.go.
 func cmdInfo(c *Ctx, args [][]byte) error {
@@ -111,6 +113,7 @@ var debugSubcommands = []Subcommand{
 	sub("compact-cf", 3, 0, cmdDebugCompactCF, noDoc),
 	sub("reclaim", 2, 0, cmdDebugReclaim, noDoc),
 	sub("sleep", 3, 0, cmdDebugSleep, noDoc),
+	sub("object", 3, 0, cmdDebugObject, noDoc),
 	sub("panic", 3, 0, cmdDebugPanic, noDoc),
 	sub("help", 2, 0, cmdDebugHelp, noDoc),
 }
@@ -210,6 +213,43 @@ func debugSleepTime(arg []byte) time.Duration {
 	return time.Duration(us) * time.Microsecond
 }
 
+// DEBUG OBJECT key: Redis's line of low-level facts about a value, which
+// tools parse for its encoding, serializedlength and lru_seconds_idle. The
+// encoding and refcount are OBJECT ENCODING's and OBJECT REFCOUNT's, the
+// idle time OBJECT IDLETIME's (from which lru, Redis's clock of seconds
+// modulo 2^24 at the last access, follows), the serialized length and a
+// list's quicklist figures Redis 7.0's layout of the same elements
+// (types.DebugObject); the address is the value's uid.
+func cmdDebugObject(c *Ctx, args [][]byte) error {
+	key := args[2]
+	enc, ok, err := c.DB.ObjectEncoding(key)
+	if err != nil {
+		return err
+	}
+	cfg := c.Srv.config().Encoding
+	info, found, err := c.DB.DebugObject(key, cfg.ListMaxListpackSize)
+	if err != nil {
+		return err
+	}
+	if !ok || !found {
+		return types.ErrNoSuchKey
+	}
+	idle := c.Srv.access.idle(c.DB.Index(), key, accessSeconds(monoNow()))
+	lru := (time.Now().Unix() - idle) & (1<<24 - 1)
+	line := fmt.Sprintf("Value at:%#x refcount:%d encoding:%s serializedlength:%d lru:%d lru_seconds_idle:%d",
+		info.UID, refCount(enc, info.Value), enc, info.SerializedLength, lru, idle)
+	if ql := info.Quicklist; ql != nil {
+		compressed := 0
+		if cfg.ListCompressDepth != 0 {
+			compressed = 1
+		}
+		line += fmt.Sprintf(" ql_nodes:%d ql_avg_node:%.2f ql_listpack_max:%d ql_compressed:%d ql_uncompressed_size:%d",
+			ql.Nodes, float64(ql.Elements)/float64(max(ql.Nodes, 1)), cfg.ListMaxListpackSize, compressed, ql.Bytes)
+	}
+	c.Reply().Status(line)
+	return nil
+}
+
 // DEBUG HELP
 func cmdDebugHelp(c *Ctx, _ [][]byte) error {
 	writeHelp(c, "debug", []string{
@@ -227,6 +267,8 @@ func cmdDebugHelp(c *Ctx, _ [][]byte) error {
 		"    Panic while holding the key's lock with an unwritten change to it, as a bug",
 		"    would: the client gets an error and loses its connection; the server, the",
 		"    key and the other clients carry on.",
+		"OBJECT <key>",
+		"    Show low level info about `key` and associated value.",
 		"SLEEP <seconds>",
 		"    Sleep for the given time (a float) before replying.",
 		"UID <key>",
@@ -268,6 +310,8 @@ var serverCommands = []Command{
 		doc("Remove all keys from the current database", "1.0.0", "server", "O(N) where N is the number of keys in the selected database", "[ASYNC|SYNC]"),
 	cmd("flushall", -1, Write, 0, 0, 0, cmdFlushAll).acl(ACLKeyspace|ACLDangerous).tips("request_policy:all_shards", "response_policy:all_succeeded").
 		doc("Remove all keys from all databases", "1.0.0", "server", "O(N) where N is the total number of keys in all databases", "[ASYNC|SYNC]"),
+	cmd("swapdb", 3, Write|Fast, 0, 0, 0, cmdSwapDB).acl(ACLKeyspace|ACLDangerous).
+		doc("Swaps two Redis databases", "4.0.0", "server", "O(N) where N is the count of clients watching or blocking on keys from both databases.", "index1 index2"),
 	cmd("time", 1, Loading|Stale|Fast, 0, 0, 0, cmdTime).tips("nondeterministic_output").
 		doc("Return the current server time", "2.6.0", "server", "O(1)", ""),
 	// COMPACT is Shale's own: flagged as BGSAVE, the other long write to disk.

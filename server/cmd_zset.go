@@ -13,7 +13,11 @@ type elemShape int
 const (
 	membersOnly elemShape = iota // an array of members
 	scoredPairs                  // member-score Pairs: ZRANGE WITHSCORES and kin
-	scoredFlat                   // members and scores in one array, under every protocol: ZSCAN, ZPOPMIN without a count
+	scoredFlat                   // members and scores in one array, under every protocol: ZPOPMIN without a count
+	// scoredText: members and scores in one array, the scores as bulk
+	// strings under every protocol: ZSCAN, which Redis answers with the
+	// scores' text as its listpack or skiplist holds it, never a double.
+	scoredText
 )
 
 // shapeFor is the shape of a reply that has scores when withScores is set.
@@ -32,7 +36,7 @@ func (c *Ctx) writeElems(elems []types.ScoreMember, shape elemShape) {
 		r.Array(len(elems))
 	case scoredPairs:
 		r.Pairs(len(elems))
-	case scoredFlat:
+	case scoredFlat, scoredText:
 		r.Array(2 * len(elems))
 	}
 	for _, e := range elems {
@@ -40,7 +44,10 @@ func (c *Ctx) writeElems(elems []types.ScoreMember, shape elemShape) {
 			r.Pair()
 		}
 		r.Bulk(e.Member)
-		if shape != membersOnly {
+		switch shape {
+		case scoredText:
+			r.Bulk(formatDouble(e.Score))
+		case scoredPairs, scoredFlat:
 			r.Double(e.Score)
 		}
 	}
@@ -639,7 +646,7 @@ func cmdZScan(c *Ctx, args [][]byte) error {
 	}
 	c.Reply().Array(2)
 	c.Reply().BulkString(strconv.FormatUint(next, 10))
-	c.writeElems(elems, scoredFlat)
+	c.writeElems(elems, scoredText)
 	return nil
 }
 

@@ -68,22 +68,6 @@ func field[T any](name, key string, vc valueCodec[T], at func(*conf.Config) *T, 
 	return p
 }
 
-// fixed is a Redis parameter whose value Shale cannot change (appendonly,
-// save): GET reports it and SET accepts only that value, so that tools that
-// set it keep working.
-func fixed(name, value, why string) configParam {
-	return configParam{
-		name: name,
-		get:  func(*conf.Config) string { return value },
-		set: func(_ *conf.Config, v string) error {
-			if !strings.EqualFold(v, value) {
-				return errors.New(why)
-			}
-			return nil
-		},
-	}
-}
-
 var (
 	errNotInt   = errors.New("argument couldn't be parsed into an integer")
 	errNotFlt   = errors.New("argument couldn't be parsed into a float")
@@ -367,8 +351,10 @@ var configParams = slices.Concat(
 		field("slowlog-log-slower-than", "server.slowlog_log_slower_than", redisInt[int64](-1, math.MaxInt64), func(c *conf.Config) *int64 { return &c.Server.SlowlogLogSlowerThan }, live),
 		field("slowlog-max-len", "server.slowlog_max_len", redisInt[int](0, math.MaxInt64), func(c *conf.Config) *int { return &c.Server.SlowlogMaxLen }, live),
 		field("notify-keyspace-events", "server.notify_keyspace_events", notifyEventsValue, func(c *conf.Config) *string { return &c.Server.NotifyKeyspaceEvents }, live),
+		field("tracking-table-max-keys", "server.tracking_table_max_keys", redisInt[int64](0, math.MaxInt64), func(c *conf.Config) *int64 { return &c.Server.TrackingTableMaxKeys }, live),
 		field("busy-reply-threshold", "server.busy_reply_threshold_ms", redisInt[int64](0, math.MaxInt64), func(c *conf.Config) *int64 { return &c.Server.BusyReplyThresholdMs }, live),
 		field("lua-time-limit", "server.busy_reply_threshold_ms", redisInt[int64](0, math.MaxInt64), func(c *conf.Config) *int64 { return &c.Server.BusyReplyThresholdMs }, live),
+		field("latency-monitor-threshold", "server.latency_monitor_threshold_ms", redisInt[int64](0, math.MaxInt64), func(c *conf.Config) *int64 { return &c.Server.LatencyMonitorThresholdMs }, live),
 		field("proto-max-bulk-len", "server.proto_max_bulk_len", redisMemory(int64(conf.MiB)), func(c *conf.Config) *conf.ByteSize { return &c.Server.ProtoMaxBulkLen }, live),
 		// At least 4 at runtime: a CONFIG SET of one parameter has 4
 		// arguments, and a lower limit could never be set back.
@@ -419,10 +405,9 @@ var configParams = slices.Concat(
 		field("logfile", "log.file", stringValue, func(c *conf.Config) *string { return &c.Log.File }, restart),
 
 		field("metrics.addr", "metrics.addr", stringValue, func(c *conf.Config) *string { return &c.Metrics.Addr }, restart),
-
-		fixed("appendonly", "no", "only 'no' is supported: every write goes to RocksDB's write-ahead log (see storage.sync_writes)"),
-		fixed("save", "", "only \"\" is supported: Shale takes no snapshots, its data is always on disk"),
 	},
+	encodingParams,
+	redisPersistenceParams,
 )
 
 // Redis's client-output-buffer-limit is one value for three client classes,
@@ -517,6 +502,9 @@ func (s *Server) config() conf.Config {
 // from s.cfg when used.
 func (s *Server) applyConfig(old, next *conf.Config) {
 	s.setLimits(next.Server)
+	if next.Encoding != old.Encoding {
+		s.eng.SetEncodingLimits(encodingLimits(next.Encoding))
+	}
 	if next.Compaction.FullWindow != old.Compaction.FullWindow || next.Compaction.FullMaxBytesPerSec != old.Compaction.FullMaxBytesPerSec {
 		w, _ := conf.ParseWindow(next.Compaction.FullWindow) // validated
 		s.st.SetFullCompaction(w, next.Compaction.FullMaxBytesPerSec)
@@ -533,7 +521,9 @@ func (s *Server) applyConfig(old, next *conf.Config) {
 	if next.Server.SlowlogMaxLen != old.Server.SlowlogMaxLen {
 		s.slowlog.setMaxLen(next.Server.SlowlogMaxLen)
 	}
+	s.latency.threshold.Store(next.Server.LatencyMonitorThresholdMs)
 	s.setNotify(next.Server.NotifyKeyspaceEvents)
+	s.tracking.maxKeys.Store(next.Server.TrackingTableMaxKeys)
 	if next.Log.Level != old.Log.Level {
 		// The only way to change the level of the logger passed in: a
 		// process-wide threshold (cmd/shale-server sets it at start-up too).

@@ -3,8 +3,8 @@
 // errors to Redis's reply texts. INFO, CONFIG and the other server commands
 // live here too, and what runs several commands as one: pipeline groups
 // (pipeline.go), transactions (multi.go), scripts and functions (script.go,
-// script_lua.go, function.go), with pub/sub (pubsub.go) and keyspace
-// notifications (notify.go).
+// script_lua.go, function.go), with pub/sub (pubsub.go), keyspace
+// notifications (notify.go) and client-side caching (tracking.go).
 //
 // It may import conf, server/lualib, server/resp, server/store and
 // server/types (never the codecs' callers' internals); with server/resp,
@@ -28,7 +28,9 @@
 //     else writes to the connection, save MONITOR's pre-encoded lines.
 //     Pub/sub messages are encoded through Reply too, once per message,
 //     and a publisher hands the bytes to each subscriber's connection
-//     (pubsub.go), whole frames between whole replies.
+//     (pubsub.go), whole frames between whole replies. Client-tracking
+//     invalidations are such frames too; those for a connection that runs
+//     a command follow its reply (tracking.go).
 //
 // RocksDB stays behind server/store: outside its tests, this package names
 // no RocksDB option or property; it reads the store's figures as typed

@@ -21,3 +21,25 @@ func (c Command) doc(summary, since, group, complexity, args string) Command {
 	c.Doc = cmdDoc{summary: summary, since: since, group: group, complexity: complexity, args: args}
 	return c
 }
+
+// deprecation is what COMMAND DOCS adds about a command Redis 7.0
+// deprecates: doc_flags deprecated, deprecated_since and replaced_by.
+type deprecation struct {
+	since      string // the Redis version that deprecated it
+	replacedBy string // Redis's text, markdown and all
+}
+
+// deprecatedCommands are the commands of Shale's table that Redis 7.0
+// deprecates, by name, with Redis's texts.
+var deprecatedCommands = map[string]deprecation{
+	"getset":           {"6.2.0", "`SET` with the `!GET` argument"},
+	"substr":           {"2.0.0", "`GETRANGE`"},
+	"hmset":            {"4.0.0", "`HSET` with multiple field-value pairs"},
+	"rpoplpush":        {"6.2.0", "`LMOVE` with the `RIGHT` and `LEFT` arguments"},
+	"brpoplpush":       {"6.2.0", "`BLMOVE` with the `RIGHT` and `LEFT` arguments"},
+	"zrevrange":        {"6.2.0", "`ZRANGE` with the `REV` argument"},
+	"zrangebyscore":    {"6.2.0", "`ZRANGE` with the `BYSCORE` argument"},
+	"zrevrangebyscore": {"6.2.0", "`ZRANGE` with the `REV` and `BYSCORE` arguments"},
+	"zrangebylex":      {"6.2.0", "`ZRANGE` with the `BYLEX` argument"},
+	"zrevrangebylex":   {"6.2.0", "`ZRANGE` with the `REV` and `BYLEX` arguments"},
+}

@@ -99,6 +99,12 @@ const (
 	errOutOfRangeDB    replyError = "ERR DB index is out of range"
 )
 
+// SWAPDB's: an index that is no C int, before the range is checked.
+const (
+	errSwapFirstDB  replyError = "ERR invalid first DB index"
+	errSwapSecondDB replyError = "ERR invalid second DB index"
+)
+
 // errHelloOption is HELLO's reply for an option it does not know.
 func errHelloOption(opt []byte) replyError {
 	return replyError("ERR Syntax error in HELLO option '" + string(opt) + "'")
@@ -147,6 +153,23 @@ const (
 	errCommandHasNoKeys        replyError = "ERR The command has no key arguments"
 )
 
+// LCS's errors. errLCSAlloc is Redis's reply when its table's allocation
+// fails; Shale gives it past its own bound (lcsMaxCells).
+const (
+	errLCSNotStrings      replyError = "ERR The specified keys must contain string values"
+	errLCSLenAndIdx       replyError = "ERR If you want both the length and indexes, please just use IDX."
+	errLCSTooLong         replyError = "ERR String too long for LCS"
+	errLCSProtoMaxBulkLen replyError = "ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len"
+	errLCSAlloc           replyError = "ERR Insufficient memory, failed allocating transient memory for LCS"
+)
+
+// CLIENT UNBLOCK's errors: errUnblockReason its own, errUnblocked the
+// reply of the client it unblocks with ERROR.
+const (
+	errUnblockReason replyError = "ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR"
+	errUnblocked     replyError = "UNBLOCKED client unblocked via CLIENT UNBLOCK"
+)
+
 // The keyspace commands' errors.
 const (
 	// errExpireFlags is Redis's reply for contradictory EXPIRE flags.
@@ -156,6 +179,12 @@ const (
 	// policy is selected, which in Shale is always.
 	errNoLFU replyError = "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust."
 )
+
+// errNoLatencySamples is LATENCY GRAPH's reply for an event it has no
+// samples of.
+func errNoLatencySamples(event []byte) replyError {
+	return replyError("ERR No samples available for event '" + string(event) + "'")
+}
 
 // errInvalidExpire is SET's and EXPIRE's reply for an unusable time.
 func errInvalidExpire(cmd string) replyError {

@@ -738,7 +738,7 @@ func cmdFunctionList(c *Ctx, args [][]byte) error {
 			}
 			r.Set(len(names))
 			for _, name := range names {
-				r.BulkString(name)
+				r.Status(name) // Redis sends the flags as simple strings
 			}
 		}
 		if withCode {

@@ -182,7 +182,7 @@ func infoClients(s *Server, w *infoWriter) {
 	w.int("cluster_connections", 0)
 	w.int("maxclients", int64(maxClients))
 	w.int("blocked_clients", s.blocking.blocked())
-	w.int("tracking_clients", 0)
+	w.int("tracking_clients", s.tracking.clients.Load())
 }
 
 // memoryFigures is what INFO memory and /metrics report about memory.
@@ -280,7 +280,7 @@ func infoPersistence(s *Server, w *infoWriter) {
 	w.int("async_loading", 0)
 	w.int("rdb_changes_since_last_save", 0)
 	s.infoPersistenceBackups(w)
-	w.int("aof_enabled", 0)
+	w.int("aof_enabled", 1) // CONFIG GET appendonly: yes, the WAL is the AOF
 	w.int("aof_rewrite_in_progress", 0)
 	w.str("aof_last_bgrewrite_status", "ok")
 	w.str("aof_last_write_status", "ok")
@@ -303,6 +303,10 @@ func infoStats(s *Server, w *infoWriter) {
 	w.int("pubsub_channels", int64(s.pubsub.count(channelSub)))
 	w.int("pubsub_patterns", int64(s.pubsub.count(patternSub)))
 	w.int("pubsubshard_channels", int64(s.pubsub.count(shardSub)))
+	keys, items, prefixes := s.trackingStats()
+	w.int("tracking_total_keys", keys)
+	w.int("tracking_total_items", items)
+	w.int("tracking_total_prefixes", prefixes)
 	w.int("total_error_replies", st.errorReplies.Load())
 	// Shale's own: commands whose bug cost their client the connection
 	// (panic.go), and how pipelined commands shared their writes.

@@ -38,7 +38,7 @@ func TestInfoSections(t *testing.T) {
 			`rocksdb_block_cache_usage:\d+`, `rocksdb_memtables:\d+`,
 			`metadata_cache_max_bytes:33554432`, `subkey_cache_max_bytes:33554432`, `subkey_cache_entries:\d+`}},
 		{"persistence", "Persistence", []string{`loading:0`, `rdb_changes_since_last_save:0`, `rdb_bgsave_in_progress:0`,
-			`aof_enabled:0`, `wal_sync:0`}},
+			`aof_enabled:1`, `wal_sync:0`}},
 		{"stats", "Stats", []string{`total_connections_received:[1-9]\d*`, `total_commands_processed:[1-9]\d*`,
 			`rejected_connections:0`, `total_error_replies:\d+`, `expired_keys:\d+`,
 			`metadata_cache_misses:[1-9]\d*`, `subkey_cache_hits:\d+`}},

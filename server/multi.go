@@ -253,7 +253,10 @@ func cmdExec(c *Ctx, _ [][]byte) error {
 	cl.atomicRun.active = true
 	for i := range t.queued {
 		q := &t.queued[i]
-		ctx := &Ctx{Conn: c.Conn, Srv: s, Client: cl, DB: cl.currentDB().InGroup(g), resp3: c.resp3}
+		// The protocol and the database are read per command: a HELLO or
+		// SELECT in the transaction changes them for the commands after
+		// it, as in Redis.
+		ctx := &Ctx{Conn: c.Conn, Srv: s, Client: cl, DB: cl.currentDB().InGroup(g), resp3: cl.resp3.Load()}
 		s.call(ctx, q.cmd, q.sub, q.run, q.args)
 	}
 	cl.atomicRun.active = false
@@ -453,6 +456,8 @@ func watchTargets(c *Ctx, cmd *Command, args [][]byte) ([]watchKey, int) {
 		return keys, db
 	case "flushall":
 		return keys, allDatabases
+	case "swapdb":
+		keys = append(keys, swapWatchTargets(c, args)...)
 	case "move":
 		if n, err := parseCInt(args[2]); err == nil {
 			keys = append(keys, watchKey{n, string(args[1])})

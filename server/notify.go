@@ -280,6 +280,8 @@ var writeEvents = map[string]func(e *eventList, a [][]byte){
 		}
 		e.addIn(db, notifyGeneric, "copy_to", a[2])
 	},
+	// No keyspace event: client-side caching's flush (tracking.go).
+	"flushdb": func(e *eventList, a [][]byte) { e.events = append(e.events, keyEvent{name: flushEvent, db: e.db}) },
 	"sort": func(e *eventList, a [][]byte) {
 		for i := 2; i+1 < len(a); i++ {
 			if strings.EqualFold(string(a[i]), "store") {
@@ -413,7 +415,7 @@ var writeEventAliases = map[string]string{
 	"renamenx": "rename", "setnx": "set", "psetex": "setex", "getset": "set",
 	"msetnx": "mset", "incr": "incrby", "decr": "incrby", "decrby": "incrby",
 	"hsetnx": "hset", "hmset": "hset", "lpushx": "lpush", "rpushx": "rpush",
-	"brpoplpush": "rpoplpush", "blmove": "lmove",
+	"brpoplpush": "rpoplpush", "blmove": "lmove", "flushall": "flushdb",
 }
 
 func init() {
@@ -467,7 +469,8 @@ func (s *Server) setNotify(classes string) {
 // beginEvents readies the client's write log for the running command.
 func (s *Server) beginEvents(c *Ctx) {
 	log := &c.Client.log
-	log.KeepFacts = s.notify.Load() != 0
+	// Client-side caching invalidates what the events name (tracking.go).
+	log.KeepFacts = s.notify.Load() != 0 || s.tracking.used.Load()
 	c.writesBefore = log.Writes
 }
 
@@ -476,12 +479,25 @@ func (s *Server) beginEvents(c *Ctx) {
 // group or transaction.
 func (s *Server) endEvents(c *Ctx) {
 	log := &c.Client.log
+	cl := c.Client
 	if !log.KeepFacts {
+		if s.tracking.used.Load() && log.Writes != c.writesBefore {
+			// Tracking came on while the command ran (trackingOn): no
+			// facts, so every key it may have changed is invalidated.
+			cl.events = appendChanged(cl.events, c)
+			if !cl.pipe.active() && !cl.atomicRun.active {
+				s.publishEvents(cl)
+			}
+		}
 		return
 	}
-	cl := c.Client
 	if log.Writes != c.writesBefore {
 		cl.events = orderEvents(cl.events, c, log.Facts)
+		if _, named := writeEvents[c.cmd.Name]; !named && c.cmd.Flags&Write != 0 && s.tracking.used.Load() {
+			// A write without a row names no event for the keys it only
+			// changed: client-side caching invalidates all it may change.
+			cl.events = appendChanged(cl.events, c)
+		}
 	}
 	alone := !cl.pipe.active() && !cl.atomicRun.active
 	if alone {
@@ -491,10 +507,12 @@ func (s *Server) endEvents(c *Ctx) {
 	// Redis deletes a key its lookup finds expired; in a group or a
 	// transaction, which hold locks, active expiry's goroutine does it. A
 	// read's lookups that found nothing make keymiss events, after that.
+	expired := false
 	for _, f := range log.Facts {
 		switch f.Kind {
 		case types.KeyFoundExpired:
 			s.eng.ExpireFound(f, alone)
+			expired = true
 			if missNotifies(c.cmd, c.args, f.Key) {
 				s.keyMissed(cl, f, alone)
 			}
@@ -506,6 +524,11 @@ func (s *Server) endEvents(c *Ctx) {
 	}
 	clear(log.Facts)
 	log.Facts = log.Facts[:0]
+	if expired && alone {
+		// The removal invalidated the keys the command read, its reader
+		// too; Redis remembers them after the command (tracking.go).
+		s.trackReads(c)
+	}
 }
 
 // publishEvents publishes the client's events, then forgets them.
@@ -513,6 +536,7 @@ func (s *Server) publishEvents(cl *Client) {
 	for _, ev := range cl.events {
 		s.publishEvent(ev)
 	}
+	s.invalidateEvents(cl, cl.events)
 	s.dropEvents(cl)
 }
 
@@ -560,7 +584,11 @@ func (s *Server) keyMissed(cl *Client, f types.KeyFact, alone bool) {
 
 // keyExpired publishes the expired event of a key active expiry removed.
 func (s *Server) keyExpired(db int, key []byte) {
-	s.publishEvent(keyEvent{notifyExpired, "expired", db, key})
+	ev := keyEvent{notifyExpired, "expired", db, key}
+	s.publishEvent(ev)
+	if s.tracking.used.Load() {
+		s.invalidateEvents(nil, []keyEvent{ev})
+	}
 }
 
 // publishEvent publishes ev on the channels notify-keyspace-events asks

@@ -379,16 +379,23 @@ func (cl *Client) deliver(k subKind, name, frame []byte) bool {
 	if _, ok := s.names[k][string(name)]; !ok {
 		return false
 	}
+	// An error means the connection is closing or cut off: Redis counts
+	// such a subscriber as a receiver too, until it is freed.
+	cl.sendFrame(frame)
+	return true
+}
+
+// sendFrame queues frame, whole encoded messages, for the client's
+// connection (guardConn.sendMessage), outside any reply: pub/sub messages
+// and client-tracking invalidations (tracking.go).
+func (cl *Client) sendFrame(frame []byte) {
 	if cl.out != nil {
-		// An error means the connection is closing or cut off: Redis
-		// counts such a subscriber as a receiver too, until it is freed.
 		_ = cl.out.g.sendMessage(frame)
 	} else if nc := cl.conn.NetConn(); nc != nil {
 		// No guardConn (a connection not accepted by guardListener, in
 		// tests): nothing to queue in, so the write may wait.
 		_, _ = nc.Write(frame)
 	}
-	return true
 }
 
 // frame encodes replies into bytes, for a message encoded once for all its
@@ -404,6 +411,7 @@ func (f *frame) WriteBulk(b []byte)       { f.b = redcon.AppendBulk(f.b, b) }
 func (f *frame) WriteBulkString(s string) { f.b = redcon.AppendBulkString(f.b, s) }
 func (f *frame) WriteInt64(n int64)       { f.b = redcon.AppendInt(f.b, n) }
 func (f *frame) WriteNull()               { f.b = redcon.AppendNull(f.b) }
+func (f *frame) WriteRaw(b []byte)        { f.b = append(f.b, b...) }
 
 // subscribedModeError is Redis 7.0's refusal of cmd (sub: its subcommand's
 // index, or -1) from a client in subscribed mode, or "" when cmd may run:

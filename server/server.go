@@ -50,6 +50,8 @@ type Server struct {
 	pause         pauser                     // CLIENT PAUSE (pause.go)
 	backup        backups                    // BGSAVE (backup.go)
 	slowlog       slowlog                    // SLOWLOG (slowlog.go)
+	latency       latencyMonitor             // LATENCY (latency.go)
+	access        accessClock                // OBJECT IDLETIME's clock (access.go)
 	monitors      monitorSet                 // MONITOR clients (monitor.go)
 	watches       watchRegistry              // WATCHed keys (multi.go)
 	scripts       scriptCache                // EVAL's and SCRIPT LOAD's scripts (script.go)
@@ -57,6 +59,7 @@ type Server struct {
 	functions     functionLibs               // FUNCTION's libraries (function.go)
 	notify        atomic.Uint32              // notify-keyspace-events, a notifyClass (notify.go)
 	pubsub        pubsubHub                  // subscriptions (pubsub.go)
+	tracking      trackingTable              // CLIENT TRACKING's keys and prefixes (tracking.go)
 	metrics       *metricsServer             // /metrics, nil when metrics.addr is "" (metrics.go)
 	statsStop     chan struct{}              // ends the ops sampler
 	limits        atomic.Pointer[connLimits] // protocol and buffer limits (guard_conn.go)
@@ -103,14 +106,19 @@ func Start(cfg conf.Config, log zerolog.Logger) (*Server, error) {
 	s.blocking.init()
 	s.initStats()
 	s.setLimits(cfg.Server)
+	eng.SetEncodingLimits(encodingLimits(cfg.Encoding))
 	s.slowlog.init(cfg.Server.SlowlogLogSlowerThan, cfg.Server.SlowlogMaxLen, s.log)
+	s.latency.init(cfg.Server.LatencyMonitorThresholdMs)
+	s.access.init(eng.Databases())
 	s.setNotify(cfg.Server.NotifyKeyspaceEvents)
+	s.tracking.maxKeys.Store(cfg.Server.TrackingTableMaxKeys)
 	if err := s.loadFunctions(); err != nil {
 		ln.Close()
 		st.Close()
 		return nil, err
 	}
 	eng.OnExpired(s.keyExpired)
+	eng.OnExpireCycle(func(took time.Duration) { s.latency.observe(latencyExpireCycle, took) })
 	s.statsStop = make(chan struct{})
 	go s.stats.runSampler(s.statsStop)
 	if a := cfg.Metrics.ListenAddr(); a != "" {
@@ -262,6 +270,7 @@ func (s *Server) closed(conn redcon.Conn, err error) {
 func (s *Server) dropClient(c *Client) {
 	s.watches.unwatchAll(c)
 	s.unsubscribeAll(c)
+	s.trackingOff(c)
 	s.mu.Lock()
 	delete(s.clients, c.ID)
 	s.mu.Unlock()
@@ -283,6 +292,12 @@ func (s *Server) handle(conn redcon.Conn, rc redcon.Command) {
 	s.inflight.Add(1)
 	defer s.inflight.Add(-1)
 	defer c.runAfterCommand()
+	// Invalidations held back while the batch ran follow its replies
+	// (tracking.go), once the group below is written.
+	if c.trk.used.Load() {
+		c.trackingEnter()
+	}
+	defer s.trackingLeave(c, conn, rc.Args)
 	// Last of all: a group open at the end of redcon's batch, or left by a
 	// command cut short, is written before the replies can leave.
 	defer s.settleGroup(c, conn)
@@ -425,6 +440,7 @@ func (s *Server) call(ctx *Ctx, cmd *Command, sub int, run func(*Ctx, [][]byte) 
 	s.beginWatchedWrite(ctx)
 	defer s.abandonWatchedWrite(ctx) // a command that panics keeps no claim
 	s.beginEvents(ctx)
+	s.trackReads(ctx)
 	start := monoNow()
 	err := run(ctx, args)
 	end := monoNow()
@@ -432,6 +448,7 @@ func (s *Server) call(ctx *Ctx, cmd *Command, sub int, run func(*Ctx, [][]byte) 
 	s.endEvents(ctx)
 	c.lastActive.Store(unixMilliAt(end))
 	s.observe(ctx, cmd, sub, args, end-start, err)
+	s.access.touchKeys(cmd, args, ctx.DB.Index(), end)
 	if err != nil {
 		text, known := errorText(err)
 		switch {

@@ -123,8 +123,8 @@ func monoNow() time.Duration { return time.Since(clockBase) }
 func unixMilliAt(mono time.Duration) int64 { return clockBase.UnixMilli() + mono.Milliseconds() }
 
 // observe records a command the dispatcher ran for dur: its counters and
-// latency, the slow log, and the MONITOR feed. Time spent blocked (BLPOP
-// waiting) does not count, as in Redis.
+// latency, the slow log, the latency monitor (latency.go), and the MONITOR
+// feed. Time spent blocked (BLPOP waiting) does not count, as in Redis.
 //
 // sub is the subcommand the dispatcher resolved (Command.subcommandIndex),
 // -1 for none. A container's counters are its subcommands': a container
@@ -140,6 +140,11 @@ func (s *Server) observe(c *Ctx, cmd *Command, sub int, args [][]byte, dur time.
 	}
 	usec := dur.Microseconds()
 	st.record(usec, err != nil)
+	if flags&Fast != 0 {
+		s.latency.observe(latencyFastCommand, dur)
+	} else {
+		s.latency.observe(latencyCommand, dur)
+	}
 	if limit := s.slowlog.threshold.Load(); limit >= 0 && usec >= limit && flags&SkipSlowlog == 0 {
 		s.slowlog.add(c, st.name, args, usec)
 	}

@@ -74,6 +74,11 @@ const (
 	// background (repl-diskless-load swapdb). Read by the replication
 	// issue.
 	NoAsyncLoading
+	// NoTouch: the command reads its keys without counting as an access
+	// of them, so OBJECT IDLETIME goes on counting (access.go), as Redis's
+	// LOOKUP_NOTOUCH lookups (EXISTS, TYPE, TTL, OBJECT, MEMORY USAGE). Not
+	// a Redis flag: COMMAND INFO does not show it.
+	NoTouch
 )
 
 // flagOrder names the Redis flags in the order COMMAND INFO lists them
@@ -461,6 +466,9 @@ func allCommands() []Command {
 		functionCommands,
 		pubsubCommands,
 		resetCommands,
+		latencyCommands,
+		memoryCommands,
+		lcsCommands,
 	} {
 		all = append(all, family...)
 	}

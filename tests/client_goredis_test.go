@@ -15,30 +15,26 @@ import (
 )
 
 // TestClientGoRedisApp uses go-redis as an application would: default
-// options (RESP3 HELLO first, falling back to RESP2 where HELLO 3 is refused;
-// CLIENT SETINFO on connect), typed helpers rather than Do, pipelines,
-// iterators, struct scanning, blocking pops and typed errors. The rest of
-// tests/ drives go-redis with Do and a RESP2 client tuned for tests.
+// options (HELLO first, CLIENT SETINFO on connect), typed helpers rather
+// than Do, pipelines, iterators, struct scanning, blocking pops and typed
+// errors, once in each protocol: go-redis v9 speaks RESP3 by default
+// (Protocol 3, HELLO 3), and parses maps, sets, doubles and pushes then
+// where RESP2 gives it arrays and bulk strings. The rest of tests/ drives
+// go-redis with Do and a RESP2 client tuned for tests.
 func TestClientGoRedisApp(t *testing.T) {
 	t.Parallel()
-	t.Run("app", func(t *testing.T) {
-		t.Parallel()
-		forEachBackend(t, func(t *testing.T, _ *redis.Client, b backend) {
-			c := redis.NewClient(&redis.Options{Addr: b.Addr, ClientName: "shale-e2e-go"})
-			t.Cleanup(func() { c.Close() })
-			app := goRedisApp{t: t, c: c, ctx: ctxT(t)}
-			app.strings()
-			app.pipelines()
-			app.scans()
-			app.hashes()
-			app.lists()
-			app.setsAndZSets()
-			app.transactions()
-			app.errors()
-			app.pubsub()
-			app.server()
+	for _, proto := range []int{2, 3} {
+		t.Run(fmt.Sprintf("app/resp%d", proto), func(t *testing.T) {
+			t.Parallel()
+			forEachBackend(t, func(t *testing.T, _ *redis.Client, b backend) {
+				c := redis.NewClient(&redis.Options{Addr: b.Addr, Protocol: proto, ClientName: "shale-e2e-go"})
+				t.Cleanup(func() { c.Close() })
+				app := goRedisApp{t: t, c: c, ctx: ctxT(t)}
+				app.speaks(proto)
+				app.run()
+			})
 		})
-	})
+	}
 	// With a password, go-redis sends HELLO 3 AUTH default PASSWORD SETNAME
 	// NAME, and on a server that refuses HELLO 3, AUTH and CLIENT SETNAME.
 	t.Run("password", func(t *testing.T) {
@@ -48,6 +44,7 @@ func TestClientGoRedisApp(t *testing.T) {
 			c := redis.NewClient(&redis.Options{Addr: b.Addr, Password: clientPassword, DB: 2, ClientName: "shale-e2e-go"})
 			t.Cleanup(func() { c.Close() })
 			app := goRedisApp{t: t, c: c, ctx: ctx}
+			app.speaks(3)
 			app.must("ping", c.Ping(ctx).Err())
 			name, err := c.ClientGetName(ctx).Result()
 			app.must("client getname", err)
@@ -75,6 +72,32 @@ type goRedisApp struct {
 	t   *testing.T
 	c   *redis.Client
 	ctx context.Context
+}
+
+// run is the application's whole session.
+func (a goRedisApp) run() {
+	a.strings()
+	a.pipelines()
+	a.scans()
+	a.hashes()
+	a.lists()
+	a.setsAndZSets()
+	a.shapes()
+	a.transactions()
+	a.errors()
+	a.pubsub()
+	a.server()
+}
+
+// speaks checks that the client's connections speak RESP proto, as the
+// server's CLIENT INFO tells.
+func (a goRedisApp) speaks(proto int) {
+	a.t.Helper()
+	info, err := a.c.Do(a.ctx, "CLIENT", "INFO").Text()
+	a.must("client info", err)
+	if want := fmt.Sprintf(" resp=%d", proto); !strings.Contains(info, want) {
+		a.t.Fatalf("client info %q: want%s", info, want)
+	}
 }
 
 // must fails the test on err (redis.Nil included).
@@ -398,6 +421,58 @@ func (a goRedisApp) setsAndZSets() {
 	got, err := c.BZPopMin(ctx, time.Second, "empty:z", "scores").Result()
 	a.must("bzpopmin", err)
 	a.equal("bzpopmin", *got, redis.ZWithKey{Key: "scores", Z: redis.Z{Score: 20, Member: "bob"}})
+}
+
+// shapes uses the typed helpers whose replies take another type under
+// RESP3 (maps, sets, doubles, member-score pairs, nulls), so that go-redis
+// parses each from Shale as it does from Redis, in both protocols.
+func (a goRedisApp) shapes() {
+	c, ctx := a.c, a.ctx
+	a.must("hset", c.HSet(ctx, "shape:h", "f", "v").Err())
+	h, err := c.HGetAll(ctx, "shape:h").Result()
+	a.must("hgetall", err)
+	a.equal("hgetall", h, map[string]string{"f": "v"})
+	kv, err := c.HRandFieldWithValues(ctx, "shape:h", -2).Result()
+	a.must("hrandfield withvalues", err)
+	a.equal("hrandfield withvalues", kv, []redis.KeyValue{{Key: "f", Value: "v"}, {Key: "f", Value: "v"}})
+	a.must("sadd", c.SAdd(ctx, "shape:s", "x").Err())
+	members, err := c.SMembers(ctx, "shape:s").Result()
+	a.must("smembers", err)
+	a.equal("smembers", members, []string{"x"})
+	a.must("zadd", c.ZAdd(ctx, "shape:z", redis.Z{Score: 1.5, Member: "m"}, redis.Z{Score: 2, Member: "n"}).Err())
+	incr, err := c.ZAddArgsIncr(ctx, "shape:z", redis.ZAddArgs{Members: []redis.Z{{Score: 0.25, Member: "m"}}}).Result()
+	a.must("zadd incr", err)
+	a.equal("zadd incr", incr, 1.75)
+	scores, err := c.ZMScore(ctx, "shape:z", "m", "nobody").Result()
+	a.must("zmscore", err)
+	a.equal("zmscore", scores, []float64{1.75, 0})
+	rnd, err := c.ZRandMemberWithScores(ctx, "shape:z", -1).Result()
+	a.must("zrandmember withscores", err)
+	if len(rnd) != 1 || (rnd[0] != redis.Z{Score: 1.75, Member: "m"} && rnd[0] != redis.Z{Score: 2, Member: "n"}) {
+		a.t.Fatalf("zrandmember withscores: %v", rnd)
+	}
+	union, err := c.ZUnionWithScores(ctx, redis.ZStore{Keys: []string{"shape:z", "shape:z"}}).Result()
+	a.must("zunion withscores", err)
+	a.equal("zunion withscores", union, []redis.Z{{Score: 3.5, Member: "m"}, {Score: 4, Member: "n"}})
+	popped, err := c.ZPopMin(ctx, "shape:z").Result()
+	a.must("zpopmin", err)
+	a.equal("zpopmin", popped, []redis.Z{{Score: 1.75, Member: "m"}})
+	if err := c.LPopCount(ctx, "shape:missing", 2).Err(); err != redis.Nil {
+		a.t.Fatalf("lpop count of a missing key: err %v, want redis.Nil", err)
+	}
+	conf, err := c.ConfigGet(ctx, "timeout").Result()
+	a.must("config get", err)
+	a.equal("config get", conf, map[string]string{"timeout": "0"})
+	info, err := c.ClientInfo(ctx).Result()
+	a.must("client info", err)
+	a.equal("client info name", info.Name, "shale-e2e-go")
+	a.must("function load", c.FunctionLoad(ctx, "#!lua name=shapes\n"+
+		"redis.register_function{function_name='ro', callback=function() return 1 end, flags={'no-writes'}}").Err())
+	libs, err := c.FunctionList(ctx, redis.FunctionListQuery{LibraryNamePattern: "shapes"}).Result()
+	a.must("function list", err)
+	a.equal("function list", libs, []redis.Library{{Name: "shapes", Engine: "LUA",
+		Functions: []redis.Function{{Name: "ro", Flags: []string{"no-writes"}}}}})
+	a.must("function delete", c.FunctionDelete(ctx, "shapes").Err())
 }
 
 func (a goRedisApp) errors() {

@@ -32,6 +32,20 @@ var tableDifferences = map[string]string{
 	"object|refcount: last key 0, redis 2":     "Redis 6 layout",
 	"object|refcount: step 0, redis 1":         "Redis 6 layout",
 	"object|refcount: key specs 0, redis 1":    "Redis 6 layout",
+	"object|idletime: first key 0, redis 2":    "Redis 6 layout",
+	"object|idletime: last key 0, redis 2":     "Redis 6 layout",
+	"object|idletime: step 0, redis 1":         "Redis 6 layout",
+	"object|idletime: key specs 0, redis 1":    "Redis 6 layout",
+	// MEMORY keeps OBJECT's layout, for MEMORY USAGE's key.
+	"memory: first key 2, redis 0":             "Redis 6 layout, as OBJECT",
+	"memory: last key 2, redis 0":              "Redis 6 layout, as OBJECT",
+	"memory: step 1, redis 0":                  "Redis 6 layout, as OBJECT",
+	"memory: flags [readonly], redis []":       "Redis 6 layout, as OBJECT",
+	"memory: acl [@read @slow], redis [@slow]": "Redis 6 layout: readonly implies @read",
+	"memory|usage: first key 0, redis 2":       "Redis 6 layout, as OBJECT",
+	"memory|usage: last key 0, redis 2":        "Redis 6 layout, as OBJECT",
+	"memory|usage: step 0, redis 1":            "Redis 6 layout, as OBJECT",
+	"memory|usage: key specs 0, redis 1":       "Redis 6 layout, as OBJECT",
 	// Shard channels: Redis's key range over them (flagged not_key in its
 	// key specs, which Shale's rows have too) is for cluster routing;
 	// Shale's key ranges are keys (COMMAND GETKEYS, locking), and Redis's

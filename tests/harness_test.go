@@ -289,6 +289,9 @@ func startProc(t testing.TB, name, bin, dir string, argv func(port int) []string
 			done: make(chan struct{}),
 		}
 		cmd := exec.Command(bin, argv(port)...)
+		// Relative paths (Shale's default backup_dir, Redis's dump.rdb of
+		// a SAVE) land in a directory of the test's, not in tests/.
+		cmd.Dir = t.TempDir()
 		cmd.Stdout = p.out
 		cmd.Stderr = p.out
 		// If the test binary dies, so does the server.

@@ -94,7 +94,7 @@ const modelScriptEvery = 10
 // script's own writes, not yet committed. The typed ones have their type
 // in modelCmdType.
 var modelReads = []string{"TYPE", "EXISTS", "DBSIZE", "GET", "STRLEN", "HGET", "HLEN", "HGETALL", "LLEN", "LINDEX", "LRANGE",
-	"SISMEMBER", "SCARD", "ZSCORE", "ZCARD"}
+	"SISMEMBER", "SCARD", "ZSCORE", "ZCARD", "LCS"}
 
 // modelOp is one step of a model run.
 type modelOp struct {
@@ -429,6 +429,7 @@ var modelCmdType = map[string]string{
 	"ZADD": "zset", "ZREM": "zset", "ZINCRBY": "zset",
 	"GET": "string", "STRLEN": "string", "HGET": "hash", "HLEN": "hash", "HGETALL": "hash", "LLEN": "list", "LINDEX": "list", "LRANGE": "list",
 	"SISMEMBER": "set", "SCARD": "set", "ZSCORE": "zset", "ZCARD": "zset",
+	"LCS": "string",
 }
 
 const (
@@ -541,10 +542,18 @@ func (m *model) apply(op modelOp) any {
 		return modelOK
 	case "DBSIZE":
 		return int64(len(db))
+	case "SWAPDB":
+		x, _ := strconv.Atoi(a[1])
+		y, _ := strconv.Atoi(a[2])
+		m.dbs[x], m.dbs[y] = m.dbs[y], m.dbs[x]
+		return modelOK
 	}
 	key := a[1]
 	v := db[key]
 	if t, typed := modelCmdType[a[0]]; typed && v != nil && v.typ != t {
+		if a[0] == "LCS" {
+			return errText("ERR The specified keys must contain string values")
+		}
 		return modelWrongType
 	}
 	// create makes an empty collection of type t under key.
@@ -565,7 +574,7 @@ func (m *model) apply(op modelOp) any {
 			return nil
 		}
 		return v.str
-	case "STRLEN":
+	case "STRLEN", "LCS": // LCS key key LEN: the string is its own LCS
 		if v == nil {
 			return int64(0)
 		}
@@ -1021,6 +1030,8 @@ func (g *opGen) read(key, typ string) []string {
 		return []string{name, key, strconv.Itoa(s.IntN(5) - 2)}
 	case "LRANGE":
 		return []string{name, key, "0", "-1"}
+	case "LCS":
+		return []string{name, key, key, "LEN"}
 	case "SISMEMBER", "ZSCORE":
 		return []string{name, key, modelMembers[s.IntN(len(modelMembers))]}
 	default:
@@ -1126,6 +1137,8 @@ func (g *opGen) pick() modelOp {
 		return modelOp{kind: opReclaim}
 	case x < 920:
 		return modelOp{kind: opCompactBG}
+	case x < 924:
+		return c("SWAPDB", "0", "1")
 	}
 	// The rest: read-only steps cost a full check too, so write again.
 	return c("HSET", key, one(modelFields), val())

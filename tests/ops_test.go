@@ -517,7 +517,7 @@ func TestConfigRewriteRestart(t *testing.T) {
 	run(t, p.Client, []step{
 		{cmd("CONFIG", "SET", "timeout", "120", "rocksdb.subkey.write_buffer_bytes", "16MiB", "maxclients", "500"), ok},
 		{cmd("CONFIG", "REWRITE"), ok},
-		{cmd("CONFIG", "GET", "max*", "timeout"), []any{"maxclients", "500", "timeout", "120"}},
+		{cmd("CONFIG", "GET", "maxc*", "timeout"), []any{"maxclients", "500", "timeout", "120"}},
 	})
 	confPath := ""
 	for i, a := range p.Cmd.Args {

@@ -15,9 +15,11 @@ type Batch struct {
 	s        *Store
 	rep      batchRep
 	deltas   []counterDelta
-	resets   []int
+	resets   []int // physical databases
 	reclaims []uint64
 	buf      []byte
+	// swaps are the SWAPDBs of the batch, in order (dbmap.go).
+	swaps [][2]int
 	// savedDeltas holds deltas at the last mark, so marking allocates not.
 	savedDeltas []counterDelta
 	// What the batch writes to each cached column family, for its cache;
@@ -106,11 +108,11 @@ func (op cacheOp) val(rep []byte) []byte {
 // again (Group.Add). The counter deltas at the mark are kept in the batch,
 // so a batch has one mark at a time.
 type batchMark struct {
-	rep              repMark
-	resets, reclaims int
-	mayKill          bool
-	created          int
-	cached           [len(cachedCFs)]struct {
+	rep                     repMark
+	resets, reclaims, swaps int
+	mayKill                 bool
+	created                 int
+	cached                  [len(cachedCFs)]struct {
 		ops, forgets      int
 		freshSkipped, all bool
 	}
@@ -118,7 +120,7 @@ type batchMark struct {
 
 // mark returns where b stands now.
 func (b *Batch) mark() batchMark {
-	m := batchMark{rep: b.rep.mark(), resets: len(b.resets), reclaims: len(b.reclaims), mayKill: b.mayKill, created: len(b.created)}
+	m := batchMark{rep: b.rep.mark(), resets: len(b.resets), reclaims: len(b.reclaims), swaps: len(b.swaps), mayKill: b.mayKill, created: len(b.created)}
 	for i := range b.cached {
 		w, c := &b.cached[i], &m.cached[i]
 		c.ops, c.forgets, c.freshSkipped, c.all = len(w.ops), len(w.forgets), w.freshSkipped, w.all
@@ -134,7 +136,7 @@ func (b *Batch) rollback(m batchMark) {
 	}
 	b.rep.rollback(m.rep)
 	b.deltas = append(b.deltas[:0], b.savedDeltas...)
-	b.resets, b.reclaims = b.resets[:m.resets], b.reclaims[:m.reclaims]
+	b.resets, b.reclaims, b.swaps = b.resets[:m.resets], b.reclaims[:m.reclaims], b.swaps[:m.swaps]
 	b.mayKill = m.mayKill
 	b.created = b.created[:m.created]
 	for i := range b.cached {
@@ -144,7 +146,7 @@ func (b *Batch) rollback(m batchMark) {
 }
 
 type counterDelta struct {
-	db      int
+	db      int  // physical
 	expires bool // the expires counter, not the keys counter
 	delta   int64
 }
@@ -229,10 +231,13 @@ func (b *Batch) noteCached(cf CF, op cacheOp) {
 	}
 }
 
-// AddKeys changes db's key counter by delta when the batch is written.
+// AddKeys changes the key counter of physical database db (dbmap.go) by
+// delta when the batch is written. Counters belong to physical databases,
+// so that they follow their keys through SWAPDB.
 func (b *Batch) AddKeys(db int, delta int64) { b.addCounter(db, false, delta) }
 
-// AddExpires changes db's counter of keys with an expiry by delta.
+// AddExpires changes physical database db's counter of keys with an expiry
+// by delta.
 func (b *Batch) AddExpires(db int, delta int64) { b.addCounter(db, true, delta) }
 
 func (b *Batch) addCounter(db int, expires bool, delta int64) {
@@ -245,9 +250,9 @@ func (b *Batch) addCounter(db int, expires bool, delta int64) {
 	b.deltas = append(b.deltas, counterDelta{db, expires, delta})
 }
 
-// ResetKeys sets both of db's counters to zero (FLUSHDB). Store.Write
-// applies resets before deltas, so the deltas added before it in the same
-// batch (a transaction's SET before its FLUSHDB) are dropped.
+// ResetKeys sets both counters of physical database db to zero (FLUSHDB).
+// Store.Write applies resets before deltas, so the deltas added before it
+// in the same batch (a transaction's SET before its FLUSHDB) are dropped.
 func (b *Batch) ResetKeys(db int) {
 	b.deltas = slices.DeleteFunc(b.deltas, func(d counterDelta) bool { return d.db == db })
 	b.resets = append(b.resets, db)
@@ -257,7 +262,7 @@ func (b *Batch) ResetKeys(db int) {
 func (b *Batch) Reclaim(uid uint64) { b.reclaims = append(b.reclaims, uid) }
 
 // Len is the number of writes in the batch.
-func (b *Batch) Len() int { return int(b.rep.count) + len(b.deltas) + len(b.resets) }
+func (b *Batch) Len() int { return int(b.rep.count) + len(b.deltas) + len(b.resets) + len(b.swaps) }
 
 // Write applies b atomically, then updates the in-memory counters and queues
 // the reclaims. The batch is still owned by the caller. Concurrent Writes
@@ -286,6 +291,7 @@ func (s *Store) Write(b *Batch) error {
 		var v [8]byte
 		b.rep.merge(def, b.buf, metadata.EncodeCounterDelta(v[:0], d.delta))
 	}
+	dbs := s.putDBMap(b)
 	if b.rep.count == 0 {
 		return nil
 	}
@@ -293,6 +299,9 @@ func (s *Store) Write(b *Batch) error {
 		return fmt.Errorf("%w: %w", ErrWrite, err)
 	}
 	s.cacheWritten(b)
+	if dbs != nil {
+		s.dbs.cur.Store(dbs)
+	}
 	if b.mayKill {
 		s.gc.NoteDeaths()
 	}

@@ -9,7 +9,9 @@ import (
 
 // counters mirrors the per-db key counters of the default CF in memory, so
 // DBSIZE is O(1). The disk copy changes by merge operands in the same batch
-// as the keys; the memory copy changes after that batch is written.
+// as the keys; the memory copy changes after that batch is written. Both
+// count physical databases (dbmap.go), so they follow their keys through
+// SWAPDB, and are indexed by them.
 type counters struct {
 	keys    []atomic.Int64 // keys per db
 	expires []atomic.Int64 // keys with an expiry per db
@@ -42,13 +44,14 @@ func loadCounters(s *Store, databases int) (*counters, error) {
 	return c, nil
 }
 
-// KeyCount is the number of keys in db, expired-but-not-yet-reaped included
-// (as Redis's DBSIZE).
+// KeyCount is the number of keys in logical database db, expired-but-not-
+// yet-reaped included (as Redis's DBSIZE).
 func (s *Store) KeyCount(db int) int64 {
-	return s.counters.keys[db].Load()
+	return s.counters.keys[s.PhysicalDB(db)].Load()
 }
 
-// ExpiresCount is the number of keys in db that have an expiry.
+// ExpiresCount is the number of keys in logical database db that have an
+// expiry.
 func (s *Store) ExpiresCount(db int) int64 {
-	return s.counters.expires[db].Load()
+	return s.counters.expires[s.PhysicalDB(db)].Load()
 }

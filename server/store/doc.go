@@ -11,6 +11,9 @@
 //   - A uid is never handed out twice, across restarts and crashes: the
 //     high-water mark is fsynced before any uid of a new block is used.
 //   - Key counters change in the same WriteBatch as the keys they count.
+//   - Records and counters name physical databases; the database map
+//     (dbmap.go) turns the logical one a client selects into the physical
+//     one, and changes only in a SWAPDB's batch, under the world lock.
 //   - One command writes exactly one Batch.
 //
 // RocksDB knowledge stays here: the option names and values SetOptions

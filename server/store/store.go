@@ -38,6 +38,7 @@ type Store struct {
 	uids     uidAllocator
 	locks    keyLocks
 	counters *counters
+	dbs      dbMap
 	reclaim  *reclaimer
 	full     *fullCompactor
 	caches   [len(cachedCFs)]*recordCache // nil when sized 0 (storage.*_cache_bytes)
@@ -96,7 +97,11 @@ func Open(cfg conf.Config, log zerolog.Logger) (*Store, error) {
 		s.closeHandles()
 		return nil, err
 	}
-	if s.counters, err = loadCounters(s, cfg.Server.Databases); err != nil {
+	if err := loadDBMap(s, cfg.Server.Databases); err != nil {
+		s.closeHandles()
+		return nil, err
+	}
+	if s.counters, err = loadCounters(s, s.mappedDatabases()); err != nil {
 		s.closeHandles()
 		return nil, err
 	}
@@ -109,21 +114,28 @@ func Open(cfg conf.Config, log zerolog.Logger) (*Store, error) {
 	return s, nil
 }
 
-// checkFormat writes the format version into a new database and refuses a
-// database written in a format this build does not know.
+// checkFormat writes the format version into a new database, upgrades one
+// of a format this build reads as it is (metadata.UpgradableFormat), and
+// refuses any other: the upgrade is the version write alone, after which
+// older builds refuse the database rather than misread its new records.
 func (s *Store) checkFormat() error {
 	raw, ok, err := s.Get(CFDefault, metadata.KeyFormatVersion)
 	if err != nil {
 		return err
 	}
+	current := metadata.EncodeU32(nil, metadata.FormatVersion)
 	if !ok {
-		v := []byte{0, 0, 0, byte(metadata.FormatVersion)}
-		return s.db.PutCF(s.wo, s.cfs[CFDefault], metadata.KeyFormatVersion, v)
+		return s.db.PutCF(s.wo, s.cfs[CFDefault], metadata.KeyFormatVersion, current)
 	}
-	if len(raw) != 4 || raw[0] != 0 || raw[1] != 0 || raw[2] != 0 || uint32(raw[3]) != metadata.FormatVersion {
-		return fmt.Errorf("store: data format %x is not %d; this build cannot read it", raw, metadata.FormatVersion)
+	v, err := metadata.DecodeU32(raw)
+	switch {
+	case err == nil && v == metadata.FormatVersion:
+		return nil
+	case err == nil && metadata.UpgradableFormat(v):
+		s.log.Info().Uint32("from", v).Uint32("to", metadata.FormatVersion).Msg("upgrading the data format")
+		return s.db.PutCF(s.wo, s.cfs[CFDefault], metadata.KeyFormatVersion, current)
 	}
-	return nil
+	return fmt.Errorf("store: data format %x is not %d; this build cannot read it", raw, metadata.FormatVersion)
 }
 
 // Close stops background work, flushes the memtables and closes the

@@ -63,19 +63,22 @@ func (g *Group) Abort() {
 	}
 }
 
-// KeyCount is db's key count as the group's writes so far leave it.
+// KeyCount is logical database db's key count as the group's writes so far
+// leave it.
 func (g *Group) KeyCount(db int) int64 {
-	return g.b.pendingCount(db, false, g.s.KeyCount(db))
+	p := int(g.PhysicalDB(db))
+	return g.b.pendingCount(p, false, g.s.counters.keys[p].Load())
 }
 
-// ExpiresCount is db's count of keys with an expiry as the group's writes
-// so far leave it.
+// ExpiresCount is logical database db's count of keys with an expiry as the
+// group's writes so far leave it.
 func (g *Group) ExpiresCount(db int) int64 {
-	return g.b.pendingCount(db, true, g.s.ExpiresCount(db))
+	p := int(g.PhysicalDB(db))
+	return g.b.pendingCount(p, true, g.s.counters.expires[p].Load())
 }
 
-// pendingCount is a counter of db, whose written value is written, as b
-// would leave it.
+// pendingCount is a counter of physical database db, whose written value is
+// written, as b would leave it.
 func (b *Batch) pendingCount(db int, expires bool, written int64) int64 {
 	if slices.Contains(b.resets, db) {
 		written = 0

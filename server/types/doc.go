@@ -25,4 +25,9 @@
 //   - A composite key never exists empty: removing its last element removes it.
 //   - An expired key is absent to every command; writing to it creates a new
 //     key with a new uid.
+//   - A DB is a logical database (SELECT's index); its records carry the
+//     physical one that holds it (DB.phys, the store's map), which only
+//     SWAPDB changes, under the world lock. Locks, write-log facts, SCAN
+//     cursors and the server's keys name logical databases; records and
+//     counters, physical ones.
 package types

@@ -26,6 +26,9 @@ type Engine struct {
 	cursors *cursorTable
 	// maxString is the largest a string value may grow to, in bytes.
 	maxString atomic.Int64
+	// encLimits are the encoding limits (encoding.go); nil until set, which
+	// means DefaultEncodingLimits.
+	encLimits atomic.Pointer[EncodingLimits]
 }
 
 // New returns an Engine over st. Call Start to begin active expiry and Stop
@@ -34,7 +37,7 @@ func New(st *store.Store, log zerolog.Logger) *Engine {
 	e := &Engine{st: st, log: log.With().Str("component", "types").Logger(), now: nowMs, cursors: newCursorTable()}
 	e.dbs = make([]*DB, st.Databases())
 	for i := range e.dbs {
-		e.dbs[i] = &DB{e: e, st: st, rd: st, n: i, idx: uint16(i)}
+		e.dbs[i] = &DB{e: e, st: st, rd: st, n: i}
 	}
 	e.expiry = newActiveExpiry(e)
 	e.maxString.Store(DefaultMaxStringBytes)
@@ -70,9 +73,13 @@ type DB struct {
 	st *store.Store
 	// rd is what the database reads: st, or a snapshot of it in a view
 	// that atSnapshot made.
-	rd  store.Reader
-	n   int
-	idx uint16
+	rd store.Reader
+	n  int // the logical database: the index SELECT names
+	// pinned, set in a snapshot view, fixes the physical database to idx,
+	// the one that held n when the snapshot was taken; other views ask
+	// the store's map (phys).
+	pinned bool
+	idx    uint16
 	// grp, when set, is the pipeline group this view of the database runs
 	// in: the caller took the command's key locks through it, and writes
 	// go to its batch (InGroup).
@@ -104,11 +111,28 @@ func (d *DB) walkView(records uint64, unlock *store.Unlock) (*DB, func()) {
 		return d, noUnlock
 	}
 	sn := d.st.Snapshot()
-	(*unlock)()
-	*unlock = noUnlock
 	v := *d
 	v.rd, v.snapshot = sn, true
+	// A SWAPDB may run once the locks go: the view keeps reading the
+	// database the snapshot holds (SORT's GET patterns load other keys).
+	v.idx, v.pinned = d.phys(), true
+	(*unlock)()
+	*unlock = noUnlock
 	return &v, sn.Release
+}
+
+// phys is the physical database of d (store/dbmap.go): the db field of
+// its records, the one its counters are kept under. A caller that holds a
+// key lock, or the world lock, reads the same one throughout: SWAPDB takes
+// the world lock's write side.
+func (d *DB) phys() uint16 {
+	switch {
+	case d.pinned:
+		return d.idx
+	case d.grp != nil:
+		return d.grp.PhysicalDB(d.n)
+	}
+	return d.st.PhysicalDB(d.n)
 }
 
 // InGroup returns a view of d whose commands run in group g: the caller has

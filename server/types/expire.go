@@ -33,6 +33,9 @@ type activeExpiry struct {
 	// onExpired, when set (before Start), is called with each key active
 	// expiry removes, once the removal is written.
 	onExpired func(db int, key []byte)
+	// onCycle, when set (before Start), is called with how long each tick's
+	// passes took: the latency monitor's expire-cycle event.
+	onCycle func(took time.Duration)
 
 	expired atomic.Int64 // keys removed by active expiry (INFO expired_keys)
 }
@@ -53,7 +56,10 @@ func (e *Engine) OnExpired(fn func(db int, key []byte)) { e.expiry.onExpired = f
 // caller runs in a transaction that holds locks). It never waits for that
 // goroutine.
 func (e *Engine) ExpireFound(f KeyFact, now bool) {
-	ek := metadata.ExpireKey{ExpireMs: f.ExpireMs, DB: uint16(f.DB), Key: f.Key}
+	// The fact names a logical database; the index, a physical one. Should
+	// a SWAPDB have moved the database since, expireOne finds another key
+	// (or none) there and leaves the found one to the ticks.
+	ek := metadata.ExpireKey{ExpireMs: f.ExpireMs, DB: e.st.PhysicalDB(f.DB), Key: f.Key}
 	if now {
 		if err := e.expireOne(ek, e.now()); err != nil {
 			e.log.Warn().Err(err).Msg("expiry of a key found expired failed")
@@ -65,6 +71,10 @@ func (e *Engine) ExpireFound(f KeyFact, now bool) {
 	default:
 	}
 }
+
+// OnExpireCycle makes active expiry call fn, from its goroutine, with how
+// long each tick's work took. Call it before Start.
+func (e *Engine) OnExpireCycle(fn func(took time.Duration)) { e.expiry.onCycle = fn }
 
 // Start begins active expiry.
 func (e *Engine) Start() {
@@ -93,7 +103,8 @@ func (x *activeExpiry) run() {
 			continue
 		case <-t.C:
 		}
-		deadline := time.Now().Add(expiryTickLimit)
+		start := time.Now()
+		deadline := start.Add(expiryTickLimit)
 		for {
 			n, err := x.e.ExpirePass(expiryBatch)
 			if err != nil {
@@ -103,6 +114,9 @@ func (x *activeExpiry) run() {
 			if n < expiryBatch || time.Now().After(deadline) {
 				break
 			}
+		}
+		if x.onCycle != nil {
+			x.onCycle(time.Since(start))
 		}
 	}
 }
@@ -138,12 +152,18 @@ func (e *Engine) ExpirePass(limit int) (int, error) {
 }
 
 func (e *Engine) expireOne(ek metadata.ExpireKey, now int64) error {
-	if int(ek.DB) >= len(e.dbs) {
+	n, ok := e.st.LogicalDB(ek.DB)
+	if !ok {
 		return e.dropIndexEntry(ek)
 	}
-	d := e.dbs[ek.DB]
+	d := e.dbs[n]
 	unlock := d.lock(ek.Key)
 	defer unlock()
+	if d.phys() != ek.DB {
+		// A SWAPDB moved the database before the lock was taken: the
+		// entry is still good, and the next pass finds it again.
+		return nil
+	}
 	ks := &keyState{}
 	if err := d.load(ks, ek.Key, now); err != nil {
 		return err
@@ -187,9 +207,12 @@ func (e *Engine) AvgTTL(limit int) ([]int64, error) {
 	err := e.st.Iterate(store.CFExpire, metadata.AppendExpireUpTo(nil, now), nil, false, func(k, _ []byte) bool {
 		read++
 		ek, derr := metadata.DecodeExpireKey(k)
-		if derr == nil && int(ek.DB) < len(seen) {
-			sums[ek.DB] += float64(ek.ExpireMs - now)
-			seen[ek.DB]++
+		if derr != nil {
+			return read < limit
+		}
+		if db, ok := e.st.LogicalDB(ek.DB); ok {
+			sums[db] += float64(ek.ExpireMs - now)
+			seen[db]++
 		}
 		return read < limit
 	})

@@ -64,6 +64,9 @@ func (d *DB) HSet(key []byte, pairs [][]byte) (int64, error) {
 	defer unlock()
 	ks := &keyState{}
 	err := d.loadHash(ks, key)
+	if err == nil {
+		err = d.resolveEnc(ks)
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -97,6 +100,7 @@ func (d *DB) HSet(key []byte, pairs [][]byte) (int64, error) {
 			b.Put(store.CFSubkey, ks.skey(f), pairs[last[string(f)]+1])
 		}
 		ks.m.Size += uint64(added)
+		ks.hashWrote(longestOf(pairs))
 		ks.save(b)
 		return nil
 	})
@@ -116,6 +120,9 @@ func (d *DB) HSetNX(key, field, val []byte) (bool, error) {
 	if ks.live {
 		_, ok, err := d.rd.Get(store.CFSubkey, ks.skey(field))
 		if err != nil || ok {
+			return false, err // Redis 7.0 converts nothing either then
+		}
+		if err := d.resolveEnc(ks); err != nil {
 			return false, err
 		}
 	}
@@ -127,6 +134,7 @@ func (d *DB) HSetNX(key, field, val []byte) (bool, error) {
 		}
 		b.Put(store.CFSubkey, ks.skey(field), val)
 		ks.m.Size++
+		ks.hashWrote(max(len(field), len(val)))
 		ks.save(b)
 		return nil
 	})
@@ -242,6 +250,9 @@ func (d *DB) hashModify(key, field []byte, fn func(old []byte, exists bool) ([]b
 		}
 	}
 	val, err := fn(old, exists)
+	if err == nil {
+		err = d.resolveEnc(ks)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -254,8 +265,9 @@ func (d *DB) hashModify(key, field []byte, fn func(old []byte, exists bool) ([]b
 		b.Put(store.CFSubkey, ks.skey(field), val)
 		if !exists {
 			ks.m.Size++
-			ks.save(b)
 		}
+		ks.hashWrote(max(len(field), len(val)))
+		ks.save(b) // a no-op unless the size or the encoding changed
 		return nil
 	})
 	d.checkSize(key)

@@ -154,20 +154,20 @@ func (src *keyState) moveTo(b *store.Batch, dst *keyState) {
 	m := src.m
 	b.Delete(store.CFMeta, src.mkey)
 	if src.diskExpire != 0 {
-		b.Delete(store.CFExpire, metadata.ExpireKey{ExpireMs: src.diskExpire, DB: src.db.idx, Key: src.key}.Append(nil))
-		b.AddExpires(src.db.n, -1)
+		b.Delete(store.CFExpire, metadata.ExpireKey{ExpireMs: src.diskExpire, DB: src.phys, Key: src.key}.Append(nil))
+		b.AddExpires(int(src.phys), -1)
 	}
-	b.AddKeys(src.db.n, -1)
+	b.AddKeys(int(src.phys), -1)
 	src.onDisk, src.live, src.diskExpire = false, false, 0
 
 	dst.remove(b)
 	dst.db.fact(KeyCreated, dst.key) // as Redis, even over an old key
 	dst.m = m
 	dst.live = true
-	b.AddKeys(dst.db.n, 1)
+	b.AddKeys(int(dst.phys), 1)
 	if m.Type.Composite() {
 		b.Put(store.CFBookkeeping, metadata.AppendBookKey(nil, m.UID),
-			metadata.Book{Type: m.Type, DB: dst.db.idx, Key: dst.key}.Append(nil))
+			metadata.Book{Type: m.Type, DB: dst.phys, Key: dst.key}.Append(nil))
 	}
 	dst.save(b)
 }
@@ -309,26 +309,12 @@ func (d *DB) ObjectEncoding(key []byte) (string, bool, error) {
 			return "embstr", true, nil
 		}
 		return "raw", true, nil
-	case metadata.TypeHash:
-		// Redis keeps up to 128 fields of up to 64 bytes in a listpack.
-		if ks.m.Size > 128 {
-			return "hashtable", true, nil
+	case metadata.TypeHash, metadata.TypeSet, metadata.TypeZSet:
+		if ks.m.Enc != metadata.EncUnknown {
+			return ks.m.Enc.String(), true, nil
 		}
-		small := true
-		err := d.iterSub(ks.m.UID, func(f, v []byte) bool {
-			small = len(f) <= 64 && len(v) <= 64
-			return small
-		})
-		if !small {
-			return "hashtable", true, err
-		}
-		return "listpack", true, err
-	case metadata.TypeZSet:
-		enc, err := d.zsetEncoding(ks)
-		return enc, true, err
-	case metadata.TypeSet:
-		enc, err := d.setEncoding(ks)
-		return enc, true, err
+		enc, err := d.contentEncoding(ks) // a record from before format 2
+		return enc.String(), true, err
 	case metadata.TypeList:
 		// Redis 7.0 keeps every list in a quicklist, however small.
 		return "quicklist", true, nil
@@ -356,9 +342,10 @@ func (d *DB) ExpiresCount() int64 {
 // calling fn with each key and its metadata. fn returns false to stop.
 // key is valid only during the call.
 func (d *DB) forEachKey(after []byte, fn func(mkey, key []byte, m metadata.Meta) bool) error {
-	lower := metadata.AppendDBPrefix(nil, d.idx)
-	upper := metadata.AppendDBPrefix(nil, d.idx+1)
-	if d.idx == 0xffff {
+	p := d.phys()
+	lower := metadata.AppendDBPrefix(nil, p)
+	upper := metadata.AppendDBPrefix(nil, p+1)
+	if p == 0xffff {
 		upper = nil
 	}
 	if after != nil {
@@ -441,7 +428,7 @@ func (d *DB) RandomKey() ([]byte, bool, error) {
 	if d.KeyCount() == 0 {
 		return nil, false, nil
 	}
-	start := metadata.AppendDBPrefix(nil, d.idx)
+	start := metadata.AppendDBPrefix(nil, d.phys())
 	start = append(start, byte(rand.IntN(64)), byte(rand.IntN(256)))
 	for _, after := range [][]byte{start, nil} {
 		var found []byte
@@ -468,13 +455,14 @@ func (d *DB) FlushDB() error {
 }
 
 func (d *DB) flushInto(b *store.Batch) {
-	lower := metadata.AppendDBPrefix(nil, d.idx)
-	upper := metadata.AppendDBPrefix(nil, d.idx+1)
-	if d.idx == 0xffff {
+	p := d.phys()
+	lower := metadata.AppendDBPrefix(nil, p)
+	upper := metadata.AppendDBPrefix(nil, p+1)
+	if p == 0xffff {
 		upper = []byte{0xff, 0xff, 0xff}
 	}
 	b.DeleteRange(store.CFMeta, lower, upper)
-	b.ResetKeys(d.n)
+	b.ResetKeys(int(p))
 }
 
 // FlushAll is FLUSHALL: FLUSHDB of every database, in one batch.

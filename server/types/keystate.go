@@ -12,6 +12,7 @@ import (
 // when it rewrites or removes the key.
 type keyState struct {
 	db         *DB
+	phys       uint16 // db's physical database when loaded (DB.phys)
 	key        []byte
 	mkey       []byte
 	m          metadata.Meta
@@ -36,7 +37,8 @@ func (d *DB) load(ks *keyState, key []byte, now int64) error {
 // loadType is load plus a type check: it returns ErrWrongType when the key
 // is live and holds another type t (0 = any type).
 func (d *DB) loadType(ks *keyState, key []byte, t metadata.Type, now int64) error {
-	*ks = keyState{db: d, key: key, mkey: metadata.AppendMetaKey(nil, d.idx, key)}
+	p := d.phys()
+	*ks = keyState{db: d, phys: p, key: key, mkey: metadata.AppendMetaKey(nil, p, key)}
 	raw, ok, err := d.rd.Get(store.CFMeta, ks.mkey)
 	if err != nil {
 		return err
@@ -119,10 +121,10 @@ func (ks *keyState) removeRecords(b *store.Batch) {
 		}
 	}
 	if ks.diskExpire != 0 {
-		b.Delete(store.CFExpire, metadata.ExpireKey{ExpireMs: ks.diskExpire, DB: d.idx, Key: ks.key}.Append(nil))
-		b.AddExpires(d.n, -1)
+		b.Delete(store.CFExpire, metadata.ExpireKey{ExpireMs: ks.diskExpire, DB: ks.phys, Key: ks.key}.Append(nil))
+		b.AddExpires(int(ks.phys), -1)
 	}
-	b.AddKeys(d.n, -1)
+	b.AddKeys(int(ks.phys), -1)
 	ks.onDisk, ks.live, ks.diskExpire = false, false, 0
 	ks.m = metadata.Meta{}
 }
@@ -134,7 +136,7 @@ func (ks *keyState) create(b *store.Batch, t metadata.Type) error {
 		defer ks.db.fact(KeyCreated, ks.key)
 	}
 	ks.remove(b)
-	ks.m = metadata.Meta{Type: t}
+	ks.m = metadata.Meta{Type: t, Enc: t.Compact()} // a new key starts compact, as in Redis
 	if t.Composite() {
 		uid, err := ks.db.st.NewUID()
 		if err != nil {
@@ -145,10 +147,10 @@ func (ks *keyState) create(b *store.Batch, t metadata.Type) error {
 			ks.m.Head, ks.m.Tail = subkey.ListStart, subkey.ListStart
 		}
 		b.Put(store.CFBookkeeping, metadata.AppendBookKey(nil, uid),
-			metadata.Book{Type: t, DB: ks.db.idx, Key: ks.key}.Append(nil))
+			metadata.Book{Type: t, DB: ks.phys, Key: ks.key}.Append(nil))
 		b.Created(uid)
 	}
-	b.AddKeys(ks.db.n, 1)
+	b.AddKeys(int(ks.phys), 1)
 	ks.live = true
 	return nil
 }
@@ -159,7 +161,7 @@ func (ks *keyState) create(b *store.Batch, t metadata.Type) error {
 func (ks *keyState) unchanged() bool {
 	m, d := ks.m, ks.diskMeta
 	return ks.onDisk && m.Type.Composite() && m.Type == d.Type && m.ExpireMs == d.ExpireMs &&
-		m.UID == d.UID && m.Size == d.Size && m.Head == d.Head && m.Tail == d.Tail
+		m.UID == d.UID && m.Size == d.Size && m.Head == d.Head && m.Tail == d.Tail && m.Enc == d.Enc
 }
 
 // save writes the key's metadata in b, keeping the expiry index in step. A
@@ -181,18 +183,21 @@ func (ks *keyState) save(b *store.Batch) {
 		// record would cost a memtable insert, the dearest part of a write.
 		return
 	}
-	b.Put(store.CFMeta, ks.mkey, ks.m.Append(nil))
+	// A buffer on the stack (Put copies the value): Meta.Append is too big
+	// to inline, so Append(nil) would allocate as it grows.
+	var buf [48]byte // a list's record is the longest composite one: 41 bytes
+	b.Put(store.CFMeta, ks.mkey, ks.m.Append(buf[:0]))
 	if ks.m.Type.Composite() {
 		ks.db.fact(KeySaved, ks.key)
 	}
 	if ks.m.ExpireMs != ks.diskExpire {
 		if ks.diskExpire != 0 {
-			b.Delete(store.CFExpire, metadata.ExpireKey{ExpireMs: ks.diskExpire, DB: ks.db.idx, Key: ks.key}.Append(nil))
-			b.AddExpires(ks.db.n, -1)
+			b.Delete(store.CFExpire, metadata.ExpireKey{ExpireMs: ks.diskExpire, DB: ks.phys, Key: ks.key}.Append(nil))
+			b.AddExpires(int(ks.phys), -1)
 		}
 		if ks.m.ExpireMs != 0 {
-			b.Put(store.CFExpire, metadata.ExpireKey{ExpireMs: ks.m.ExpireMs, DB: ks.db.idx, Key: ks.key}.Append(nil), nil)
-			b.AddExpires(ks.db.n, 1)
+			b.Put(store.CFExpire, metadata.ExpireKey{ExpireMs: ks.m.ExpireMs, DB: ks.phys, Key: ks.key}.Append(nil), nil)
+			b.AddExpires(int(ks.phys), 1)
 		}
 	}
 	ks.onDisk, ks.diskMeta, ks.diskExpire = true, ks.m, ks.m.ExpireMs

@@ -14,10 +14,6 @@ import (
 // value, and Meta.Size is the cardinality. Members come out of the store in
 // byte order, so SMEMBERS, SINTER, SUNION and SDIFF all answer sorted.
 
-// setIntsetEntries is Redis's set-max-intset-entries: a set of at most this
-// many integers is an "intset" in OBJECT ENCODING.
-const setIntsetEntries = 512
-
 // interChunk is how many members of the smallest set SINTER and SDIFF probe
 // the other sets for with one MultiGet.
 const interChunk = 512
@@ -73,6 +69,9 @@ func (d *DB) SAdd(key []byte, members [][]byte) (int64, error) {
 	if added == 0 {
 		return 0, nil
 	}
+	if err := d.resolveEnc(ks); err != nil {
+		return 0, err
+	}
 	err = d.write(func(b *store.Batch) error {
 		if !ks.live {
 			if err := ks.create(b, metadata.TypeSet); err != nil {
@@ -85,6 +84,7 @@ func (d *DB) SAdd(key []byte, members [][]byte) (int64, error) {
 			}
 		}
 		ks.m.Size += uint64(added)
+		ks.setAdded(added, uniq)
 		ks.save(b)
 		return nil
 	})
@@ -219,7 +219,9 @@ func (d *DB) SPop(key []byte, count int64) ([][]byte, error) {
 			ks.save(b)
 			return nil
 		}
-		return ks.storeSet(b, kept, ks.m.ExpireMs)
+		// The set that stays keeps its encoding: Redis 7.0's SPOP never
+		// converts back, even when it rebuilds the set from what stays.
+		return ks.storeSet(b, kept, ks.m.ExpireMs, ks.m.Enc)
 	})
 	d.checkSize(key)
 	return popped, err
@@ -247,6 +249,9 @@ func (d *DB) SMove(src, dst, member []byte) (bool, error) {
 		if _, inDst, err = d.rd.Get(store.CFSubkey, kd.skey(member)); err != nil {
 			return false, err
 		}
+		if err := d.resolveEnc(kd); err != nil {
+			return false, err
+		}
 	}
 	err = d.write(func(b *store.Batch) error {
 		b.Delete(store.CFSubkey, ks.skey(member))
@@ -262,6 +267,7 @@ func (d *DB) SMove(src, dst, member []byte) (bool, error) {
 		}
 		b.Put(store.CFSubkey, kd.skey(member), nil)
 		kd.m.Size++
+		kd.setAdded(1, [][]byte{member})
 		kd.save(b)
 		return nil
 	})
@@ -271,12 +277,14 @@ func (d *DB) SMove(src, dst, member []byte) (bool, error) {
 }
 
 // storeSet makes ks, in b, a new set (a new uid) of members, which are
-// distinct, expiring at expireMs (0 = never), in place of what it held.
-func (ks *keyState) storeSet(b *store.Batch, members [][]byte, expireMs int64) error {
+// distinct, expiring at expireMs (0 = never), in encoding enc, in place of
+// what it held.
+func (ks *keyState) storeSet(b *store.Batch, members [][]byte, expireMs int64, enc metadata.Encoding) error {
 	if err := ks.create(b, metadata.TypeSet); err != nil {
 		return err
 	}
 	ks.m.ExpireMs = expireMs
+	ks.m.Enc = enc
 	for _, m := range members {
 		b.Put(store.CFSubkey, ks.skey(m), nil)
 	}
@@ -533,7 +541,7 @@ func (d *DB) setOpStore(op setOpFunc, dst []byte, keys [][]byte) (int64, error) 
 		if len(result) == 0 {
 			return nil
 		}
-		return kd.storeSet(b, result, 0)
+		return kd.storeSet(b, result, 0, d.setEncodingOf(result))
 	})
 	d.checkSize(dst)
 	return int64(len(result)), err
@@ -643,24 +651,4 @@ func (d *DB) scanSub(uid, cursor uint64, match []byte, count int, emit func(sub,
 		return 0, err
 	}
 	return d.e.cursors.put(cursorPos{scope: uid, after: last}), nil
-}
-
-// setEncoding is OBJECT ENCODING for a set, as Redis 7.0 names a set built
-// by SADD: "intset" for at most set-max-intset-entries members that are all
-// integers (as string2ll reads them), "hashtable" otherwise. Redis never
-// turns a hashtable back into an intset; Shale answers from the current
-// members, so a set that shrank back differs.
-func (d *DB) setEncoding(ks *keyState) (string, error) {
-	if ks.m.Size > setIntsetEntries {
-		return "hashtable", nil
-	}
-	ints := true
-	err := d.iterSub(ks.m.UID, func(m, _ []byte) bool {
-		_, ints = ParseInt(m)
-		return ints
-	})
-	if !ints {
-		return "hashtable", err
-	}
-	return "intset", err
 }

@@ -170,12 +170,17 @@ func (d *DB) ZAdd(key []byte, flags ZAddFlags, elems []ScoreMember) (ZAddResult,
 	if res.Added == 0 && res.Updated == 0 {
 		return res, nil
 	}
+	if err := d.resolveEnc(ks); err != nil {
+		return res, err
+	}
 	err = d.write(func(b *store.Batch) error {
 		if !ks.live {
 			if err := ks.create(b, metadata.TypeZSet); err != nil {
 				return err
 			}
 		}
+		var added int64
+		longestNew := 0
 		for _, m := range order {
 			st := states[string(m)]
 			switch {
@@ -183,6 +188,8 @@ func (d *DB) ZAdd(key []byte, flags ZAddFlags, elems []ScoreMember) (ZAddResult,
 				continue
 			case !st.origExists:
 				ks.m.Size++
+				added++
+				longestNew = max(longestNew, len(m))
 			case st.score == st.orig:
 				continue
 			default:
@@ -190,6 +197,7 @@ func (d *DB) ZAdd(key []byte, flags ZAddFlags, elems []ScoreMember) (ZAddResult,
 			}
 			putMember(b, ks.m.UID, m, st.score)
 		}
+		ks.zsetAdded(added, longestNew)
 		ks.save(b)
 		return nil
 	})
@@ -283,24 +291,6 @@ func (d *DB) ZScan(key []byte, cursor uint64, match []byte, count int) (uint64, 
 		return nil
 	})
 	return next, out, err
-}
-
-// zsetEncoding is OBJECT ENCODING for a sorted set: Redis 7.0 keeps up to
-// zset-max-listpack-entries (128) members of up to zset-max-listpack-value
-// (64) bytes in a listpack, and a skiplist otherwise.
-func (d *DB) zsetEncoding(ks *keyState) (string, error) {
-	if ks.m.Size > 128 {
-		return "skiplist", nil
-	}
-	small := true
-	err := d.iterSub(ks.m.UID, func(m, _ []byte) bool {
-		small = len(m) <= 64
-		return small
-	})
-	if !small {
-		return "skiplist", err
-	}
-	return "listpack", err
 }
 
 // checkZSet, with the invariants build tag, panics unless a live zset's

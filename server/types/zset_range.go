@@ -323,6 +323,7 @@ func (d *DB) zstoreKey(dst []byte, elems []ScoreMember) (int64, error) {
 			putMember(b, kd.m.UID, e.Member, storedScore(e.Score))
 		}
 		kd.m.Size = uint64(len(elems))
+		kd.m.Enc = d.zsetEncodingOf(elems)
 		kd.save(b)
 		return nil
 	})
