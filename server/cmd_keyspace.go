@@ -220,15 +220,21 @@ func cmdObjectEncoding(c *Ctx, args [][]byte) error {
 // OBJECT FREQ key: nil for a missing key, as in Redis, which looks the key
 // up before it checks the policy.
 func cmdObjectFreq(c *Ctx, args [][]byte) error {
-	n, err := c.DB.Exists(args[2:3])
-	if err != nil {
+	if found, err := objectKey(c, args[2]); !found {
 		return err
 	}
-	if n == 0 {
-		c.Reply().Null()
-		return nil
-	}
 	return errNoLFU
+}
+
+// objectKey reports whether key exists, for an OBJECT subcommand that
+// answers a missing key with a null: it replies the null when not.
+func objectKey(c *Ctx, key []byte) (bool, error) {
+	n, err := c.DB.Exists([][]byte{key})
+	if err != nil || n > 0 {
+		return n > 0, err
+	}
+	c.Reply().Null()
+	return false, nil
 }
 
 // OBJECT IDLETIME key: whole seconds since the key was last read or
@@ -236,13 +242,8 @@ func cmdObjectFreq(c *Ctx, args [][]byte) error {
 // never evicts, so no LFU policy stops it from answering, as one does in
 // Redis. OBJECT itself is NoTouch: asking does not reset the time.
 func cmdObjectIdleTime(c *Ctx, args [][]byte) error {
-	n, err := c.DB.Exists(args[2:3])
-	if err != nil {
+	if found, err := objectKey(c, args[2]); !found {
 		return err
-	}
-	if n == 0 {
-		c.Reply().Null()
-		return nil
 	}
 	c.Reply().Int(c.Srv.access.idle(c.DB.Index(), args[2], accessSeconds(monoNow())))
 	return nil
