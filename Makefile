@@ -19,12 +19,12 @@ BENCHTIME ?= 1s
 # Benchmarks that build a million-element key per iteration run a fixed count.
 HEAVY     := BenchmarkDel$$|BenchmarkReclaimAfterDel$$|BenchmarkDelHash$$|BenchmarkDelZSet$$|BenchmarkDelList$$|BenchmarkDelSet$$
 HEAVYTIME ?= 3x
-FUZZ      := metadata:FuzzDecodeMeta metadata:FuzzDecodeBook metadata:FuzzDecodeExpireKey metadata:FuzzDecodeMetaKey metadata:FuzzDecodeDBMap subkey:FuzzDecodeSubkey subkey:FuzzScoreOrder subkey:FuzzDecodeScoreKey server/resp:FuzzGuard server/resp:FuzzRequest server/resp:FuzzBinaryArgs server/types:FuzzMatch server/types:FuzzParseNumbers server/types:FuzzParseRanges server/store:FuzzBatchRep server:FuzzCommands
+FUZZ      := metadata:FuzzDecodeMeta metadata:FuzzDecodeBook metadata:FuzzDecodeExpireKey metadata:FuzzDecodeMetaKey metadata:FuzzDecodeDBMap metadata:FuzzDecodeStreamMeta subkey:FuzzDecodeSubkey subkey:FuzzScoreOrder subkey:FuzzDecodeScoreKey subkey:FuzzDecodeStream server/resp:FuzzGuard server/resp:FuzzRequest server/resp:FuzzBinaryArgs server/types:FuzzMatch server/types:FuzzParseNumbers server/types:FuzzParseRanges server/store:FuzzBatchRep server:FuzzCommands
 PKGS_RUN  := librocksdb-dev build-essential redis-tools
 # The e2e tests also drive real Redis, the redis-py and ioredis clients and a
 # Celery worker.
 PKGS_TEST := $(PKGS_RUN) redis-server python3-redis python3-celery python3-kombu nodejs npm
-# ioredis for the e2e tests, pinned by package-lock.json; `npm ci` runs only
+# ioredis, Redlock and BullMQ for the e2e tests, pinned by package-lock.json; `npm ci` runs only
 # when node_modules is missing or older than the lockfile.
 NODE_DIR  := tests/clients/node
 NODE_DEPS := $(NODE_DIR)/node_modules/.package-lock.json

@@ -80,7 +80,7 @@ func TestDecodeBookCorrupt(t *testing.T) {
 		{"short", "02 00"},
 		{"string", "01 0000 666f6f"},
 		{"type zero", "00 0000 666f6f"},
-		{"type unknown", "06 0000"},
+		{"type unknown", "07 0000"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

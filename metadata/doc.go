@@ -15,6 +15,7 @@
 //	                         hash, set, zset:| uid u64 | size u64 | encoding u8 |
 //	                                         (25-byte legacy form: no encoding byte)
 //	                         list:           | uid u64 | size u64 | head u64 | tail u64 |
+//	                         stream:         | uid u64 | size u64 | StreamMeta 64 | (stream.go)
 //	bookkeeping CF  key    | uid u64 |
 //	                value  | type u8 | db u16 | user key |
 //	expire CF       key    | expire_ms u64 | db u16 | slot u16 | user key |

@@ -30,10 +30,12 @@ const (
 //	hash, set, zset: payload = | uid u64 | size u64 | encoding u8 |
 //	                      or   | uid u64 | size u64 |        (legacy: EncUnknown)
 //	list:            payload = | uid u64 | size u64 | head u64 | tail u64 |
+//	stream:          payload = | uid u64 | size u64 | StreamMeta 64 |  (stream.go)
 //
 // A string record is MetaHeaderLen bytes plus its value; a hash, set or zset
 // record is 26 bytes, or 25 when it names no encoding (written before the
-// encoding byte existed, format version 1) and a list record exactly 41.
+// encoding byte existed, format version 1), a list record exactly 41 and a
+// stream record exactly 89.
 type Meta struct {
 	// Type is the key's type; on-disk: append, never renumber.
 	Type Type
@@ -53,6 +55,9 @@ type Meta struct {
 	// its type's Compact or Converted encoding, or EncUnknown for a record
 	// written before the encoding byte existed. EncUnknown for other types.
 	Enc Encoding
+	// Stream is a stream's header past its uid and size (Size is its
+	// length). Streams only; the zero StreamMeta for other types.
+	Stream StreamMeta
 	// Value is a string's value. Strings only; nil for other types.
 	// DecodeMeta sets it to a non-nil subslice of its input (empty for an
 	// empty string), capped to its length: it aliases the input.
@@ -76,6 +81,8 @@ func (m Meta) Append(dst []byte) []byte {
 		case m.Type == TypeList:
 			dst = binary.BigEndian.AppendUint64(dst, m.Head)
 			dst = binary.BigEndian.AppendUint64(dst, m.Tail)
+		case m.Type == TypeStream:
+			dst = m.Stream.appendStream(dst)
 		case m.Enc != EncUnknown:
 			dst = append(dst, byte(m.Enc))
 		}
@@ -114,6 +121,8 @@ func DecodeMeta(b []byte) (Meta, error) {
 	switch {
 	case m.Type == TypeList:
 		want = metaListLen
+	case m.Type == TypeStream:
+		want = metaStreamLen
 	case len(b) == metaEncodedLen:
 		want = metaEncodedLen
 		m.Enc = Encoding(b[metaCompositeLen])
@@ -129,6 +138,9 @@ func DecodeMeta(b []byte) (Meta, error) {
 	if m.Type == TypeList {
 		m.Head = binary.BigEndian.Uint64(b[25:33])
 		m.Tail = binary.BigEndian.Uint64(b[33:41])
+	}
+	if m.Type == TypeStream {
+		m.Stream = decodeStream(b[metaCompositeLen:])
 	}
 	return m, nil
 }

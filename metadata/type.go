@@ -19,10 +19,13 @@ const (
 	// TypeZSet is a sorted set; its members live in the subkey CF (member ->
 	// score) and in the score CF (score, member).
 	TypeZSet Type = 5
+	// TypeStream is a stream; its header lives in its Meta record
+	// (StreamMeta), its entries in the subkey CF, by ID (subkey/stream.go).
+	TypeStream Type = 6
 )
 
 // String returns the name Redis's TYPE command uses for t: "string", "hash",
-// "list", "set" or "zset". For an unknown type it returns "unknown(N)".
+// "list", "set", "zset" or "stream". For an unknown type it returns "unknown(N)".
 func (t Type) String() string {
 	switch t {
 	case TypeString:
@@ -35,13 +38,15 @@ func (t Type) String() string {
 		return "set"
 	case TypeZSet:
 		return "zset"
+	case TypeStream:
+		return "stream"
 	}
 	return "unknown(" + strconv.Itoa(int(t)) + ")"
 }
 
 // Valid reports whether t is one of the defined types.
 func (t Type) Valid() bool {
-	return t >= TypeString && t <= TypeZSet
+	return t >= TypeString && t <= TypeStream
 }
 
 // Composite reports whether t is a valid type whose elements live outside its

@@ -15,7 +15,8 @@ func TestType(t *testing.T) {
 		{TypeList, "list", true, true},
 		{TypeSet, "set", true, true},
 		{TypeZSet, "zset", true, true},
-		{6, "unknown(6)", false, false},
+		{TypeStream, "stream", true, true},
+		{7, "unknown(7)", false, false},
 		{255, "unknown(255)", false, false},
 	}
 	for _, tt := range tests {
@@ -35,7 +36,7 @@ func TestType(t *testing.T) {
 
 // TestTypeGolden pins the on-disk type bytes: append, never renumber.
 func TestTypeGolden(t *testing.T) {
-	want := map[Type]byte{TypeString: 1, TypeHash: 2, TypeList: 3, TypeSet: 4, TypeZSet: 5}
+	want := map[Type]byte{TypeString: 1, TypeHash: 2, TypeList: 3, TypeSet: 4, TypeZSet: 5, TypeStream: 6}
 	for typ, b := range want {
 		if byte(typ) != b {
 			t.Errorf("%s = %d, want %d: on-disk type numbers changed", typ, byte(typ), b)

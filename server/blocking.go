@@ -6,10 +6,11 @@ import (
 	"time"
 )
 
-// Blocking commands (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP, and the
-// sorted-set ones BZPOPMIN, BZPOPMAX, BZMPOP) park their client until
-// another client adds what they wait for. This file is the machinery every
-// one of them shares; a command family uses it through two calls.
+// Blocking commands (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP, the
+// sorted-set ones BZPOPMIN, BZPOPMAX, BZMPOP, and XREAD ... BLOCK) park
+// their client until another client adds what they wait for. This file is
+// the machinery every one of them shares; a command family uses it through
+// two calls.
 //
 // A blocking handler parses its arguments, then returns
 //
@@ -33,13 +34,14 @@ import (
 //
 //	c.signalKeyReady(db, key)
 //
-// (LPUSH, RPUSH, LMOVE's destination, ZADD, and RENAME, MOVE and COPY onto
+// (LPUSH, RPUSH, LMOVE's destination, ZADD, XADD, and RENAME, MOVE and COPY onto
 // the key; a try that adds elements, as BLMOVE's does, signals too). When nobody waits anywhere this is one atomic load. Otherwise,
 // before the signalling command returns, the clients waiting on the key are
 // served one at a time in FIFO order among those whose kind is the key's
 // type, each by its own goroutine running its try on that key while the
 // signaller waits for the answer, until a try finds nothing (the rest keep
-// waiting, first in line stays first). Like Redis, which serves blocked
+// waiting, first in line stays first; stream readers, who take nothing,
+// are each offered the key). Like Redis, which serves blocked
 // clients before it reads the next command, a client that pushes and then
 // reads sees what the blocked clients took.
 //
@@ -488,7 +490,10 @@ func (s *Server) serveKey(bk blockKey) {
 		r.mu.Lock()
 		r.current = nil
 		r.mu.Unlock()
-		if !done {
+		// A pop that finds nothing leaves nothing for those behind it. A
+		// stream reader takes nothing: one waiting past the last entry
+		// says nothing of the others, each of whom waits from its own ID.
+		if !done && kind != "stream" {
 			return
 		}
 	}

@@ -129,7 +129,7 @@ func optionWords(name string, doc cmdDoc) []string {
 }
 
 // fuzzKeys are the keys each round starts with, by type, and a missing one.
-var fuzzKeys = []string{"k:str", "k:int", "k:hash", "k:list", "k:set", "k:zset", "k:none"}
+var fuzzKeys = []string{"k:str", "k:int", "k:hash", "k:list", "k:set", "k:zset", "k:stream", "k:none"}
 
 var fuzzSeed = [][]string{
 	{"SET", "k:str", "hello"},
@@ -138,6 +138,8 @@ var fuzzSeed = [][]string{
 	{"RPUSH", "k:list", "a", "1", "b", "a", "2"},
 	{"SADD", "k:set", "a", "1", "b"},
 	{"ZADD", "k:zset", "1", "a", "2", "b", "2.5", "c"},
+	{"XADD", "k:stream", "1-1", "a", "1"},
+	{"XADD", "k:stream", "2-5", "b", "2", "c", "3"},
 }
 
 var fuzzInts = []string{
@@ -154,7 +156,9 @@ var fuzzFloats = []string{
 
 var fuzzBig = strings.Repeat("x", 64<<10)
 
-var fuzzStrings = []string{"", "a", "b", "*", "?", "a*", "[a-z]*", "k:*", "\x00\xff", fuzzBig}
+var fuzzStrings = []string{"", "a", "b", "*", "?", "a*", "[a-z]*", "k:*", "\x00\xff", fuzzBig,
+	// Stream IDs and their special forms.
+	"0-1", "1-1", "2-5", "1-*", "$", ">", "(1-1", "0-0", "18446744073709551615-18446744073709551615", "18446744073709551615-*", "~", "="}
 
 // genArgs builds an argument list for fc.
 func genArgs(ch chooser, fc *fuzzCmd) [][]byte {

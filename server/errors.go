@@ -359,6 +359,11 @@ var domainReplies = []errReply{
 	{types.ErrScoreNaN, "ERR resulting score is not a number (NaN)"},
 	{types.ErrIndexOutOfRange, "ERR index out of range"},
 	{types.ErrRandCount, string(errCountRange)},
+	// Streams (cmd_stream.go).
+	{types.ErrStreamIDTooSmall, string(errXAddIDTooSmall)},
+	{types.ErrStreamExhausted, "ERR The stream has exhausted the last possible ID, unable to add more items"},
+	{types.ErrSetIDBelowTop, "ERR The ID specified in XSETID is smaller than the target stream top item"},
+	{types.ErrSetIDEntriesAdded, "ERR The entries_added specified in XSETID is smaller than the target stream length"},
 }
 
 // errorText maps err to the RESP error text. known is false for unexpected

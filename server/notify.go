@@ -35,7 +35,7 @@ const (
 	notifyZSet                             // z
 	notifyExpired                          // x
 	notifyEvicted                          // e: never fires, Shale does not evict
-	notifyStream                           // t: no streams yet
+	notifyStream                           // t
 	notifyKeyMiss                          // m
 	notifyModule                           // d: never fires, Shale has no modules
 	notifyNew                              // n
@@ -407,6 +407,16 @@ var writeEvents = map[string]func(e *eventList, a [][]byte){
 			e.add(notifyZSet, "zpop"+strings.ToLower(string(rest[0])), k)
 		}
 	},
+	// Streams: XADD's trim is an xtrim after its xadd.
+	"xadd": func(e *eventList, a [][]byte) {
+		e.add(notifyStream, "xadd", a[1])
+		if e.has(types.KeyTrimmed, a[1]) {
+			e.add(notifyStream, "xtrim", a[1])
+		}
+	},
+	"xdel":   func(e *eventList, a [][]byte) { e.add(notifyStream, "xdel", a[1]) },
+	"xtrim":  func(e *eventList, a [][]byte) { e.add(notifyStream, "xtrim", a[1]) },
+	"xsetid": func(e *eventList, a [][]byte) { e.add(notifyStream, "xsetid", a[1]) },
 }
 
 // writeEventAliases are commands whose events are another's.

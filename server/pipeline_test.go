@@ -33,6 +33,9 @@ var groupScript = [][]any{
 	{"smismember", "st1", "a", "q"},
 	{"zadd", "z1", "1", "a", "2", "b"}, {"zincrby", "z2", "2.5", "m"}, {"zscore", "z1", "b"},
 	{"zmscore", "z1", "a", "q"}, {"zcard", "z1"}, {"zrem", "z3", "a"}, {"zadd", "z4", "nan", "a"},
+	{"xadd", "x1", "1-1", "f", "v"}, {"xadd", "x1", "1-*", "g", "w"}, {"xadd", "x1", "1-1", "f", "v"},
+	{"xadd", "x2", "MAXLEN", "1", "5-5", "a", "b"}, {"xadd", "x2", "MAXLEN", "1", "6-0", "c", "d"}, {"xlen", "x2"},
+	{"xadd", "x3", "NOMKSTREAM", "1-1", "f", "v"}, {"xadd", "h1", "1-1", "f", "v"}, {"xlen", "x1"}, {"xlen", "h1"},
 	{"del", "m1", "m2", "nosuch"}, {"unlink", "c1"}, {"exists", "s1", "s1", "h1", "nosuch"}, {"type", "z1"},
 	{"expire", "h1", "1000"}, {"pexpire", "l1", "1000000"}, {"ttl", "h1"}, {"ttl", "z1"}, {"pttl", "nosuch"},
 	{"persist", "h1"}, {"ttl", "h1"},
@@ -92,6 +95,7 @@ func TestPipelineGroupedCommands(t *testing.T) {
 		}
 	}
 	for _, args := range [][]any{{"hgetall", "h1"}, {"hgetall", "h4"}, {"lrange", "l1", "0", "-1"},
+		{"xrange", "x1", "-", "+"}, {"xrange", "x2", "-", "+"}, {"exists", "x3"},
 		{"smembers", "st1"}, {"zrange", "z1", "0", "-1", "withscores"}, {"dbsize"}} {
 		if a, b := replyText(alone.Do(ctx, args...)), replyText(piped.Do(ctx, args...)); a != b {
 			t.Errorf("%v: pipelined left %s, alone %s", args, b, a)

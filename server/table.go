@@ -461,6 +461,7 @@ func allCommands() []Command {
 		zsetCommands,
 		setCommands,
 		listCommands,
+		streamCommands,
 		transactionCommands,
 		scriptCommands,
 		functionCommands,

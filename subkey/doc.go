@@ -13,6 +13,8 @@
 //	            set member   key | uid u64 | member |        value: empty
 //	            zset member  key | uid u64 | member |        value: | score float64 bits |
 //	            list element key | uid u64 | index u64 |     value: element
+//	            stream entry key | uid u64 | 0x01 | ms u64 | seq u64 |  value: | n uvarint | (len uvarint | bytes)* |
+//	            (other stream kinds: | uid u64 | kind u8 | ... |, stream.go)
 //	score CF                 key | uid u64 | score 8 | member |  value: empty
 //
 // Invariants:

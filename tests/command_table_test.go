@@ -46,6 +46,16 @@ var tableDifferences = map[string]string{
 	"memory|usage: last key 0, redis 2":        "Redis 6 layout, as OBJECT",
 	"memory|usage: step 0, redis 1":            "Redis 6 layout, as OBJECT",
 	"memory|usage: key specs 0, redis 1":       "Redis 6 layout, as OBJECT",
+	// XINFO keeps OBJECT's layout, for XINFO STREAM's key.
+	"xinfo: first key 2, redis 0":             "Redis 6 layout, as OBJECT",
+	"xinfo: last key 2, redis 0":              "Redis 6 layout, as OBJECT",
+	"xinfo: step 1, redis 0":                  "Redis 6 layout, as OBJECT",
+	"xinfo: flags [readonly], redis []":       "Redis 6 layout, as OBJECT",
+	"xinfo: acl [@read @slow], redis [@slow]": "Redis 6 layout: readonly implies @read",
+	"xinfo|stream: first key 0, redis 2":      "Redis 6 layout, as OBJECT",
+	"xinfo|stream: last key 0, redis 2":       "Redis 6 layout, as OBJECT",
+	"xinfo|stream: step 0, redis 1":           "Redis 6 layout, as OBJECT",
+	"xinfo|stream: key specs 0, redis 1":      "Redis 6 layout, as OBJECT",
 	// Shard channels: Redis's key range over them (flagged not_key in its
 	// key specs, which Shale's rows have too) is for cluster routing;
 	// Shale's key ranges are keys (COMMAND GETKEYS, locking), and Redis's

@@ -21,7 +21,7 @@ const (
 
 // TestCrashSafety kills the server with SIGKILL crashRounds times, each
 // time while crashWriters clients write to it (SET, INCR, HSET, SADD, ZADD,
-// RPUSH, DEL), once with the default settings and once with
+// RPUSH, XADD, DEL), once with the default settings and once with
 // storage.sync_writes. After every restart: every acknowledged write is
 // there, and each client's one unacknowledged command either fully
 // happened or not at all; INCR counters are exact; DBSIZE counts exactly
@@ -53,6 +53,7 @@ type crashWriter struct {
 	acked    *model   // what the acknowledged commands made, in db 0
 	inflight *modelOp // the command sent when the server died, if any
 	acks     int      // acknowledged commands, all rounds
+	xid      int      // the ms of the writer's last XADD ID
 	err      error    // a wrong reply
 }
 
@@ -76,11 +77,18 @@ func (w *crashWriter) pick() modelOp {
 		args = []string{"SADD", w.key("set", r.IntN(3)), "m" + n}
 	case x < 75:
 		args = []string{"ZADD", w.key("z", r.IntN(3)), strconv.Itoa(r.IntN(100)), "m" + strconv.Itoa(r.IntN(50))}
-	case x < 95:
+	case x < 88:
 		args = []string{"RPUSH", w.key("l", r.IntN(3)), "e" + n}
+	case x < 95:
+		// Explicit IDs, always above the last: the model has no clock.
+		w.xid++
+		args = []string{"XADD", w.key("x", r.IntN(3)), strconv.Itoa(w.xid) + "-*", "f", "v" + n}
+		if r.IntN(4) == 0 {
+			args = slices.Insert(args, 2, "MAXLEN", "20")
+		}
 	default:
 		// Removal and re-creation: dead uids, fresh uids.
-		kinds := []string{"h", "set", "z", "l"}
+		kinds := []string{"h", "set", "z", "l", "x"}
 		args = []string{"DEL", w.key(kinds[r.IntN(len(kinds))], r.IntN(3))}
 	}
 	return modelOp{kind: opCmd, args: args}
@@ -110,7 +118,7 @@ func (w *crashWriter) run(c *redis.Client) {
 // keys lists every key the writer may write.
 func (w *crashWriter) keys() []string {
 	var keys []string
-	for _, kind := range []string{"s", "ctr", "h", "set", "z", "l"} {
+	for _, kind := range []string{"s", "ctr", "h", "set", "z", "l", "x"} {
 		for n := range 5 { // pick's ranges are all below 5
 			keys = append(keys, w.key(kind, n))
 		}

@@ -702,6 +702,9 @@ func addKeyProbes(add func(want any, args ...any), k string, v *mval) {
 		add(scoresAre{members, scores, true}, "ZRANGE", k, 0, -1, "WITHSCORES")
 		add(scoresAre{members, scores, false}, append([]any{"ZMSCORE", k}, strsToAny(members)...)...)
 		add(int64(len(v.zset)), "ZCARD", k)
+	case "stream":
+		add(v.stream.rangeReply(), "XRANGE", k, "-", "+")
+		add(xinfoIs(v.stream.clone()), "XINFO", "STREAM", k)
 	}
 }
 

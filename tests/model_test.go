@@ -94,7 +94,7 @@ const modelScriptEvery = 10
 // script's own writes, not yet committed. The typed ones have their type
 // in modelCmdType.
 var modelReads = []string{"TYPE", "EXISTS", "DBSIZE", "GET", "STRLEN", "HGET", "HLEN", "HGETALL", "LLEN", "LINDEX", "LRANGE",
-	"SISMEMBER", "SCARD", "ZSCORE", "ZCARD", "LCS"}
+	"SISMEMBER", "SCARD", "ZSCORE", "ZCARD", "LCS", "XLEN", "XRANGE"}
 
 // modelOp is one step of a model run.
 type modelOp struct {
@@ -263,13 +263,15 @@ func (op modelOp) String() string {
 // mval is the model of one live key. A long TTL is modelled as present or
 // not: the test never lets one run out.
 type mval struct {
-	typ  string // the TYPE reply: "string", "hash", "list", "set" or "zset"
+	typ  string // the TYPE reply: "string", "hash", "list", "set", "zset" or "stream"
 	str  string
 	hash map[string]string
 	list []string
 	set  map[string]bool
 	zset map[string]float64
-	ttl  bool
+	// stream is a stream's entries and header (model_stream_test.go).
+	stream *mstream
+	ttl    bool
 }
 
 // size is the number of sub-key records the value has on disk: 0 for a string.
@@ -283,6 +285,8 @@ func (v *mval) size() int {
 		return len(v.set)
 	case "zset":
 		return len(v.zset)
+	case "stream":
+		return len(v.stream.entries)
 	}
 	return 0
 }
@@ -293,6 +297,7 @@ func (v *mval) clone() *mval {
 	c.list = slices.Clone(v.list)
 	c.set = maps.Clone(v.set)
 	c.zset = maps.Clone(v.zset)
+	c.stream = v.stream.clone()
 	return &c
 }
 
@@ -336,7 +341,9 @@ func (m *model) bury(v *mval) {
 // leaves the bookkeeping records too, and queues nothing.
 func (m *model) flush(db int) {
 	for _, v := range m.dbs[db] {
-		if n := v.size(); n > 0 {
+		// An emptied stream (XDEL, XTRIM) has no sub-keys but its
+		// bookkeeping record.
+		if n := v.size(); n > 0 || v.typ == "stream" {
 			score := 0
 			if v.typ == "zset" {
 				score = n
@@ -429,7 +436,8 @@ var modelCmdType = map[string]string{
 	"ZADD": "zset", "ZREM": "zset", "ZINCRBY": "zset",
 	"GET": "string", "STRLEN": "string", "HGET": "hash", "HLEN": "hash", "HGETALL": "hash", "LLEN": "list", "LINDEX": "list", "LRANGE": "list",
 	"SISMEMBER": "set", "SCARD": "set", "ZSCORE": "zset", "ZCARD": "zset",
-	"LCS": "string",
+	"LCS":  "string",
+	"XADD": "stream", "XDEL": "stream", "XTRIM": "stream", "XLEN": "stream", "XRANGE": "stream",
 }
 
 const (
@@ -559,6 +567,9 @@ func (m *model) apply(op modelOp) any {
 	// create makes an empty collection of type t under key.
 	create := func(t string) *mval {
 		nv := &mval{typ: t, hash: map[string]string{}, set: map[string]bool{}, zset: map[string]float64{}}
+		if t == "stream" {
+			nv.stream = &mstream{}
+		}
 		db[key] = nv
 		return nv
 	}
@@ -776,6 +787,8 @@ func (m *model) apply(op modelOp) any {
 		}
 		v.zset[a[3]] += parseScore(a[2])
 		return floatApprox(v.zset[a[3]])
+	case "XADD", "XDEL", "XTRIM", "XLEN", "XRANGE":
+		return applyStream(a, v, create)
 	case "DEL", "UNLINK":
 		removed := 0
 		for _, k := range a[1:] {
@@ -1032,6 +1045,8 @@ func (g *opGen) read(key, typ string) []string {
 		return []string{name, key, "0", "-1"}
 	case "LCS":
 		return []string{name, key, key, "LEN"}
+	case "XRANGE":
+		return []string{name, key, "-", "+"}
 	case "SISMEMBER", "ZSCORE":
 		return []string{name, key, modelMembers[s.IntN(len(modelMembers))]}
 	default:
@@ -1139,6 +1154,8 @@ func (g *opGen) pick() modelOp {
 		return modelOp{kind: opCompactBG}
 	case x < 924:
 		return c("SWAPDB", "0", "1")
+	case x < 984:
+		return c(pickStream(x-924, key, r.IntN, one)...)
 	}
 	// The rest: read-only steps cost a full check too, so write again.
 	return c("HSET", key, one(modelFields), val())

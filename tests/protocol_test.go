@@ -92,9 +92,9 @@ func TestProtocolUnknownCommand(t *testing.T) {
 			{cmd("PING"), "PONG"},
 		})
 		if b.isShale() {
-			// Streams are not planned: a real command Shale does not know.
+			// Modules are not planned: a real command Shale does not know.
 			run(t, c, []step{
-				{cmd("xadd", "k", "*", "f", "v"), errText("ERR unknown command 'xadd', with args beginning with: 'k' '*' 'f' 'v' ")},
+				{cmd("module", "list"), errText("ERR unknown command 'module', with args beginning with: 'list' ")},
 			})
 		}
 	})

@@ -1,9 +1,9 @@
 // Package types implements Redis's data types over server/store: strings,
-// hashes, lists, sets and sorted sets, SORT, and the keyspace commands (DEL,
-// EXPIRE, RENAME, SCAN ...), plus the active expiry loop.
+// hashes, lists, sets, sorted sets and streams, SORT, and the keyspace
+// commands (DEL, EXPIRE, RENAME, SCAN ...), plus the active expiry loop.
 //
-// Files follow the types: string.go, hash.go, list.go, set.go and zset*.go
-// hold one type's commands each; keyspace.go and expire.go the commands that
+// Files follow the types: string.go, hash.go, list.go, set.go, zset*.go and
+// stream*.go hold one type's commands each; keyspace.go and expire.go the commands that
 // work on keys of any type; sample.go the random draws that SRANDMEMBER,
 // SPOP and HRANDFIELD share; sort.go is SORT. engine.go holds the Engine
 // and its databases, and keystate.go the keyState through which every

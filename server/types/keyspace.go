@@ -318,6 +318,8 @@ func (d *DB) ObjectEncoding(key []byte) (string, bool, error) {
 	case metadata.TypeList:
 		// Redis 7.0 keeps every list in a quicklist, however small.
 		return "quicklist", true, nil
+	case metadata.TypeStream:
+		return "stream", true, nil
 	}
 	return "", false, nil
 }

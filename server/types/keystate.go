@@ -161,13 +161,15 @@ func (ks *keyState) create(b *store.Batch, t metadata.Type) error {
 func (ks *keyState) unchanged() bool {
 	m, d := ks.m, ks.diskMeta
 	return ks.onDisk && m.Type.Composite() && m.Type == d.Type && m.ExpireMs == d.ExpireMs &&
-		m.UID == d.UID && m.Size == d.Size && m.Head == d.Head && m.Tail == d.Tail && m.Enc == d.Enc
+		m.UID == d.UID && m.Size == d.Size && m.Head == d.Head && m.Tail == d.Tail && m.Enc == d.Enc &&
+		m.Stream == d.Stream
 }
 
 // save writes the key's metadata in b, keeping the expiry index in step. A
-// composite key whose size dropped to zero is removed instead.
+// composite key whose size dropped to zero is removed instead, but for a
+// stream: Redis keeps an empty stream (XDEL, XTRIM), with its last ID.
 func (ks *keyState) save(b *store.Batch) {
-	if ks.m.Type.Composite() && ks.m.Size == 0 {
+	if ks.m.Type.Composite() && ks.m.Size == 0 && ks.m.Type != metadata.TypeStream {
 		if !ks.onDisk {
 			// Created and emptied within one command: undo the creation.
 			ks.onDisk, ks.diskMeta = true, ks.m
@@ -185,7 +187,7 @@ func (ks *keyState) save(b *store.Batch) {
 	}
 	// A buffer on the stack (Put copies the value): Meta.Append is too big
 	// to inline, so Append(nil) would allocate as it grows.
-	var buf [48]byte // a list's record is the longest composite one: 41 bytes
+	var buf [96]byte // a stream's record is the longest composite one: 89 bytes
 	b.Put(store.CFMeta, ks.mkey, ks.m.Append(buf[:0]))
 	if ks.m.Type.Composite() {
 		ks.db.fact(KeySaved, ks.key)

@@ -37,6 +37,9 @@ const (
 	// whose record is still there. Engine.ExpireFound removes it, as Redis
 	// removes a key a lookup finds expired.
 	KeyFoundExpired
+	// KeyTrimmed: XADD's MAXLEN or MINID removed entries of the stream
+	// (its xtrim event).
+	KeyTrimmed
 )
 
 // Logging returns a view of d whose writes go into l.
