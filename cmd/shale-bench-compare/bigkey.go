@@ -13,13 +13,14 @@ import (
 // bigKeyTypes are the composite types whose DEL is timed, with the command
 // that adds elements to each.
 var bigKeyTypes = []struct {
-	Name string // hash, list, set, zset
-	Cmd  string // HSET, RPUSH, SADD, ZADD
+	Name string // hash, list, set, zset, stream
+	Cmd  string // HSET, RPUSH, SADD, ZADD, XADD
 }{
 	{"hash", "HSET"},
 	{"list", "RPUSH"},
 	{"set", "SADD"},
 	{"zset", "ZADD"},
+	{"stream", "XADD"},
 }
 
 const (
@@ -27,8 +28,9 @@ const (
 	commandsPerPipe    = 50   // commands in one pipeline round trip
 )
 
-// buildKey creates key as a kind ("hash", "list", "set" or "zset") with n
-// elements, through pipelined commands of elementsPerCommand elements each.
+// buildKey creates key as a kind ("hash", "list", "set", "zset" or
+// "stream") with n elements, through pipelined commands of
+// elementsPerCommand elements each (a stream's XADD adds one entry).
 func buildKey(ctx context.Context, c *redis.Client, kind, cmd, key string, n int) error {
 	pipe := c.Pipeline()
 	args := []any{cmd, key}
@@ -39,10 +41,12 @@ func buildKey(ctx context.Context, c *redis.Client, kind, cmd, key string, n int
 			args = append(args, elem, "value-0123456789")
 		case "zset":
 			args = append(args, i, elem)
+		case "stream":
+			args = append(args, "*", "field", elem)
 		default:
 			args = append(args, elem)
 		}
-		if (i+1)%elementsPerCommand == 0 || i == n-1 {
+		if kind == "stream" || (i+1)%elementsPerCommand == 0 || i == n-1 {
 			pipe.Do(ctx, args...)
 			args = []any{cmd, key}
 		}

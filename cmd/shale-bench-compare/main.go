@@ -13,8 +13,8 @@
 //     and messages delivered per second by PUBLISH to 1, 10 and 100
 //     subscribers, which the harness drives itself (load.go), then, on a
 //     fresh Shale, the WAL batches one transaction costs (wal.go);
-//   - big-key DEL: the client-side round trip of DEL on hashes, lists, sets
-//     and sorted sets of 10 to 1,000,000 elements, on Shale and Redis;
+//   - big-key DEL: the client-side round trip of DEL on hashes, lists, sets,
+//     sorted sets and streams of 10 to 1,000,000 elements, on Shale and Redis;
 //   - reclaim: the subkey column family's SST bytes, every second, after a
 //     1,000,000-field hash is deleted with no manual command;
 //   - memory: Shale's RSS during a mixed read/write run over a data set ten
@@ -339,6 +339,10 @@ func newClient(addr string) *redis.Client {
 // evalScript is the EVALSHA test's script: one GET and one SET of its key.
 const evalScript = "local v = redis.call('GET', KEYS[1]) redis.call('SET', KEYS[1], ARGV[1]) return v"
 
+// xaddCommand is the XADD test's command: every client appends to one
+// stream, as a job queue's producers do.
+var xaddCommand = []string{"XADD", "bench:stream", "*", "field", "value:__rand_int__"}
+
 // workloads are the redis-benchmark invocations of one round.
 func workloads(o options) []workload {
 	sum := sha1.Sum([]byte(evalScript))
@@ -348,6 +352,8 @@ func workloads(o options) []workload {
 		{Suffix: " -d1024", Tests: "set,get", Requests: o.Requests, ExtraArgs: []string{"-d", "1024"}},
 		{Tests: "evalsha", Requests: o.Requests, Setup: []string{"SCRIPT", "LOAD", evalScript},
 			Command: []string{"EVALSHA", hex.EncodeToString(sum[:]), "1", "key:__rand_int__", "v"}},
+		{Tests: "xadd", Requests: o.Requests, Command: xaddCommand},
+		{Suffix: " -P16", Tests: "xadd", Requests: o.PipelineRequests, ExtraArgs: []string{"-P", "16"}, Command: xaddCommand},
 	}
 }
 
