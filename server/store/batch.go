@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"sync"
@@ -190,8 +191,13 @@ func (b *Batch) Delete(cf CF, key []byte) {
 	b.noteCached(cf, cacheOp{keySpan: keySpan{keyAt, len(key)}})
 }
 
-// DeleteRange removes [lower, upper) from cf.
+// DeleteRange removes [lower, upper) from cf. An empty or inverted range
+// removes nothing and writes nothing: RocksDB refuses a batch holding an
+// inverted one whole, and the store takes a failed write for a failing disk.
 func (b *Batch) DeleteRange(cf CF, lower, upper []byte) {
+	if bytes.Compare(lower, upper) >= 0 {
+		return
+	}
 	b.mayKill = b.mayKill || cf == CFMeta || cf == CFBookkeeping
 	b.rep.deleteRange(b.s.cfIDs[cf], lower, upper)
 	if i := cacheSlot(cf); i >= 0 {

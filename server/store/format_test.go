@@ -56,3 +56,18 @@ func TestFormatVersion(t *testing.T) {
 		t.Fatalf("open of a store from the future: %v, want a refusal", err)
 	}
 }
+
+// TestDeleteRangeInverted: an inverted or empty range deletes nothing and
+// leaves the batch writable; RocksDB would refuse the whole batch, and the
+// store would take that for a failing disk.
+func TestDeleteRangeInverted(t *testing.T) {
+	st := storetest.Open(t, nil)
+	writeBatch(t, st, func(b *store.Batch) {
+		b.Put(store.CFDefault, []byte("k"), []byte("v"))
+		b.DeleteRange(store.CFDefault, []byte("z"), []byte("a"))
+		b.DeleteRange(store.CFDefault, []byte("k"), []byte("k"))
+	})
+	if v, ok, err := st.Get(store.CFDefault, []byte("k")); err != nil || !ok || string(v) != "v" {
+		t.Fatalf("k = %q, %v, %v; want the batch's write", v, ok, err)
+	}
+}
