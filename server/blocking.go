@@ -77,6 +77,10 @@ type waiter struct {
 	keys []blockKey
 	kind string
 	try  func(keys [][]byte) (served bool, err error)
+	// onLoss: the waiter is also tried when its key is deleted or
+	// overwritten by another type (XREADGROUP: Redis unblocks it with an
+	// error); see signalKeysLost.
+	onLoss bool
 
 	// Guarded by blockRegistry.mu.
 	busy   bool // a try of this waiter is running: signallers pass it over
@@ -95,6 +99,7 @@ type waiter struct {
 // blockRegistry is the server's set of blocked clients.
 type blockRegistry struct {
 	waiting atomic.Int64 // registered waiters: signalKeyReady's fast path
+	onLoss  atomic.Int64 // registered waiters with onLoss: signalKeysLost's fast path
 	serveMu sync.Mutex   // held by the one goroutine serving ready keys
 	active  sync.WaitGroup
 
@@ -137,6 +142,9 @@ func (r *blockRegistry) register(w *waiter) bool {
 		r.byClient[w.c.Client.ID] = w
 	}
 	r.waiting.Add(1)
+	if w.onLoss {
+		r.onLoss.Add(1)
+	}
 	return true
 }
 
@@ -164,6 +172,9 @@ func (r *blockRegistry) remove(w *waiter) {
 		}
 	}
 	r.waiting.Add(-1)
+	if w.onLoss {
+		r.onLoss.Add(-1)
+	}
 }
 
 // leave takes w off its queues unless a signaller has claimed it, and
@@ -243,6 +254,12 @@ func (r *blockRegistry) close() {
 // waits forever. keys may repeat. It returns try's error, or nil once a
 // reply is written.
 func (s *Server) blockOn(c *Ctx, keys [][]byte, timeout time.Duration, kind string, try func(keys [][]byte) (served bool, err error)) error {
+	return s.block(c, keys, timeout, &waiter{kind: kind, try: try})
+}
+
+// block is blockOn for the waiter w, whose kind, try and onLoss are set.
+func (s *Server) block(c *Ctx, keys [][]byte, timeout time.Duration, w *waiter) error {
+	try := w.try
 	if c.Client != nil && c.Client.atomicRun.active {
 		// In a transaction, as in Redis, a blocking command is its
 		// non-blocking form: one try, and the timeout's reply.
@@ -253,7 +270,7 @@ func (s *Server) blockOn(c *Ctx, keys [][]byte, timeout time.Duration, kind stri
 		return err
 	}
 	r := &s.blocking
-	w := &waiter{c: c, kind: kind, try: try, wake: make(chan []byte, 1), result: make(chan bool, 1), unblocked: make(chan error, 1)}
+	w.c, w.wake, w.result, w.unblocked = c, make(chan []byte, 1), make(chan bool, 1), make(chan error, 1)
 	seen := make(map[blockKey]bool, len(keys))
 	for _, k := range keys {
 		bk := blockKey{c.DB.Index(), string(k)}
@@ -457,7 +474,7 @@ func (s *Server) serveKey(bk blockKey) {
 		s.log.Error().Err(err).Msg("blocked clients: key type")
 		return
 	}
-	if kind == "none" {
+	if kind == "none" && r.onLoss.Load() == 0 {
 		return
 	}
 	tried := make(map[*waiter]bool)
@@ -465,7 +482,7 @@ func (s *Server) serveKey(bk blockKey) {
 		r.mu.Lock()
 		var w *waiter
 		for _, x := range r.queues[bk] {
-			if tried[x] || x.kind != kind {
+			if tried[x] || (x.kind != kind && !x.onLoss) {
 				continue
 			}
 			if x.busy {
@@ -497,4 +514,20 @@ func (s *Server) serveKey(bk blockKey) {
 			return
 		}
 	}
+}
+
+// lossKeys are the keys that waiters with onLoss wait on.
+func (r *blockRegistry) lossKeys() []blockKey {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []blockKey
+	for bk, q := range r.queues {
+		for _, w := range q {
+			if w.onLoss {
+				out = append(out, bk)
+				break
+			}
+		}
+	}
+	return out
 }

@@ -594,6 +594,12 @@ func cmdXInfoStream(c *Ctx, args [][]byte) error {
 	if !ok {
 		return types.ErrNoSuchKey
 	}
+	var writeGroups func() // FULL's groups (cmd_stream_group.go), read before the reply starts
+	if full {
+		if writeGroups, err = streamFullGroups(c, args[2], count); err != nil {
+			return err
+		}
+	}
 	r := c.Reply()
 	var buf [48]byte
 	h := info.Header
@@ -620,7 +626,7 @@ func cmdXInfoStream(c *Ctx, args [][]byte) error {
 		r.BulkString("entries")
 		writeEntries(c, info.Entries)
 		r.BulkString("groups")
-		r.Array(0) // consumer groups are not there yet
+		writeGroups()
 		return nil
 	}
 	r.BulkString("groups")
@@ -713,6 +719,6 @@ var streamCommands = []Command{
 	// XINFO keeps Redis 6's COMMAND INFO, as OBJECT does: the key range
 	// on the container, where the dispatcher reads it (OBJECT IDLETIME,
 	// keymiss events).
-	cmd("xinfo", -2, ReadOnly, 2, 2, 1, nil).withSubcommands(xinfoSubcommands).
+	cmd("xinfo", -2, ReadOnly, 2, 2, 1, nil).withSubcommands(append(xinfoSubcommands, xinfoGroupSubcommands...)).
 		doc("A container for stream introspection commands", "5.0.0", "stream", "Depends on subcommand.", "subcommand [arg ...]"),
 }

@@ -140,6 +140,9 @@ var fuzzSeed = [][]string{
 	{"ZADD", "k:zset", "1", "a", "2", "b", "2.5", "c"},
 	{"XADD", "k:stream", "1-1", "a", "1"},
 	{"XADD", "k:stream", "2-5", "b", "2", "c", "3"},
+	// A consumer group with a consumer and a pending entry.
+	{"XGROUP", "CREATE", "k:stream", "g", "0"},
+	{"XREADGROUP", "GROUP", "g", "c", "COUNT", "1", "STREAMS", "k:stream", ">"},
 }
 
 var fuzzInts = []string{
@@ -158,7 +161,9 @@ var fuzzBig = strings.Repeat("x", 64<<10)
 
 var fuzzStrings = []string{"", "a", "b", "*", "?", "a*", "[a-z]*", "k:*", "\x00\xff", fuzzBig,
 	// Stream IDs and their special forms.
-	"0-1", "1-1", "2-5", "1-*", "$", ">", "(1-1", "0-0", "18446744073709551615-18446744073709551615", "18446744073709551615-*", "~", "="}
+	"0-1", "1-1", "2-5", "1-*", "$", ">", "(1-1", "0-0", "18446744073709551615-18446744073709551615", "18446744073709551615-*", "~", "=",
+	// Consumer group and consumer names.
+	"g", "c"}
 
 // genArgs builds an argument list for fc.
 func genArgs(ch chooser, fc *fuzzCmd) [][]byte {

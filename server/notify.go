@@ -417,6 +417,23 @@ var writeEvents = map[string]func(e *eventList, a [][]byte){
 	"xdel":   func(e *eventList, a [][]byte) { e.add(notifyStream, "xdel", a[1]) },
 	"xtrim":  func(e *eventList, a [][]byte) { e.add(notifyStream, "xtrim", a[1]) },
 	"xsetid": func(e *eventList, a [][]byte) { e.add(notifyStream, "xsetid", a[1]) },
+	// Consumer groups (cmd_stream_group.go): an XGROUP subcommand that
+	// wrote did what its event says; the others name the consumers they
+	// made.
+	"xgroup": func(e *eventList, a [][]byte) {
+		if len(a) > 2 {
+			e.add(notifyStream, "xgroup-"+strings.ToLower(string(a[1])), a[2])
+		}
+	},
+	"xreadgroup": func(e *eventList, a [][]byte) {
+		for _, i := range xreadKeys(a) {
+			if e.has(types.KeyConsumerCreated, a[i]) {
+				e.add(notifyStream, "xgroup-createconsumer", a[i])
+			}
+		}
+	},
+	"xclaim":     consumerCreatedEvent,
+	"xautoclaim": consumerCreatedEvent,
 }
 
 // writeEventAliases are commands whose events are another's.
@@ -480,7 +497,7 @@ func (s *Server) setNotify(classes string) {
 func (s *Server) beginEvents(c *Ctx) {
 	log := &c.Client.log
 	// Client-side caching invalidates what the events name (tracking.go).
-	log.KeepFacts = s.notify.Load() != 0 || s.tracking.used.Load()
+	log.KeepFacts = s.notify.Load() != 0 || s.tracking.used.Load() || s.blocking.onLoss.Load() != 0
 	c.writesBefore = log.Writes
 }
 
@@ -532,6 +549,7 @@ func (s *Server) endEvents(c *Ctx) {
 			}
 		}
 	}
+	s.signalKeysLost(c, log.Facts)
 	clear(log.Facts)
 	log.Facts = log.Facts[:0]
 	if expired && alone {

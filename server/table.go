@@ -462,6 +462,7 @@ func allCommands() []Command {
 		setCommands,
 		listCommands,
 		streamCommands,
+		streamGroupCommands,
 		transactionCommands,
 		scriptCommands,
 		functionCommands,

@@ -18,7 +18,9 @@ func TestCommandTable(t *testing.T) {
 			if c.Arity == 0 {
 				t.Error("arity 0")
 			}
-			if why := accessFlagsProblem(c.Flags, c.FirstKey != 0 || c.Keys != nil, c.KeySpecs); why != "" {
+			// XREADGROUP writes (the group's pending list) but Redis 7.0
+			// flags its keys RO: COMMAND INFO shows Redis's.
+			if why := accessFlagsProblem(c.Flags, c.FirstKey != 0 || c.Keys != nil, c.KeySpecs); why != "" && c.Name != "xreadgroup" {
 				t.Error(why)
 			}
 			if c.Run == nil && c.Subcommands == nil {

@@ -44,6 +44,7 @@ type mstream struct {
 	entries         []mentry // in ID order
 	last, maxDelete mid
 	added           int64
+	groups          map[string]*mgroup // by name (model_group_test.go)
 }
 
 func (s *mstream) clone() *mstream {
@@ -52,6 +53,7 @@ func (s *mstream) clone() *mstream {
 	}
 	c := *s
 	c.entries = slices.Clone(s.entries)
+	c.groups = cloneGroups(s.groups)
 	return &c
 }
 

@@ -286,7 +286,7 @@ func (v *mval) size() int {
 	case "zset":
 		return len(v.zset)
 	case "stream":
-		return len(v.stream.entries)
+		return len(v.stream.entries) + v.stream.groupRecords()
 	}
 	return 0
 }
@@ -333,7 +333,13 @@ func (m *model) bury(v *mval) {
 		if v.typ == "zset" {
 			score = n
 		}
-		m.orphans = append(m.orphans, orphans{subkey: n, score: score, queued: n >= modelReclaimMin})
+		// The server queues by the key's size: a stream's entries, not
+		// its groups' records.
+		elems := n
+		if v.typ == "stream" {
+			elems = len(v.stream.entries)
+		}
+		m.orphans = append(m.orphans, orphans{subkey: n, score: score, queued: elems >= modelReclaimMin})
 	}
 }
 
@@ -555,6 +561,8 @@ func (m *model) apply(op modelOp) any {
 		y, _ := strconv.Atoi(a[2])
 		m.dbs[x], m.dbs[y] = m.dbs[y], m.dbs[x]
 		return modelOK
+	case "XGROUP", "XREADGROUP", "XACK", "XPENDING":
+		return applyGroup(db, a)
 	}
 	key := a[1]
 	v := db[key]
@@ -1156,6 +1164,8 @@ func (g *opGen) pick() modelOp {
 		return c("SWAPDB", "0", "1")
 	case x < 984:
 		return c(pickStream(x-924, key, r.IntN, one)...)
+	case x < 1000:
+		return g.pickGroup(x-984, db, key, one)
 	}
 	// The rest: read-only steps cost a full check too, so write again.
 	return c("HSET", key, one(modelFields), val())

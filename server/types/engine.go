@@ -275,7 +275,13 @@ func (d *DB) checkSize(key []byte) {
 		return
 	}
 	var n uint64
-	if err := d.iterSub(ks.m.UID, func(_, _ []byte) bool { n++; return true }); err != nil {
+	if ks.m.Type == streamType {
+		// A stream's size counts its entries, not its groups' records.
+		lower, upper := entryBounds(ks.m.UID)
+		if err := d.rd.Iterate(store.CFSubkey, lower, upper, false, func(_, _ []byte) bool { n++; return true }); err != nil {
+			return
+		}
+	} else if err := d.iterSub(ks.m.UID, func(_, _ []byte) bool { n++; return true }); err != nil {
 		return
 	}
 	if n != ks.m.Size {

@@ -40,6 +40,9 @@ const (
 	// KeyTrimmed: XADD's MAXLEN or MINID removed entries of the stream
 	// (its xtrim event).
 	KeyTrimmed
+	// KeyConsumerCreated: XREADGROUP, XCLAIM or XAUTOCLAIM made a
+	// consumer in a group of the stream (its xgroup-createconsumer event).
+	KeyConsumerCreated
 )
 
 // Logging returns a view of d whose writes go into l.
