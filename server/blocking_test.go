@@ -131,7 +131,9 @@ func (f *fakeConn) String() string {
 func waitBlocked(t *testing.T, s *Server, n int64) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
-	for s.blocking.blocked() != n {
+	// Parked, too: a waiter still in its first try when a key is
+	// signalled retries on its own, after the signal returns.
+	for s.blocking.blocked() != n || s.blocking.anyBusy() {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d blocked clients, want %d", s.blocking.blocked(), n)
 		}
@@ -309,4 +311,18 @@ func TestBlockingNoLostElements(t *testing.T) {
 		}
 	}
 	waitBlocked(t, s, 0)
+}
+
+// anyBusy reports whether a waiter is in a try.
+func (r *blockRegistry) anyBusy() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, q := range r.queues {
+		for _, w := range q {
+			if w.busy {
+				return true
+			}
+		}
+	}
+	return false
 }
