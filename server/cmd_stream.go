@@ -26,6 +26,8 @@ const (
 	errLimitWithoutApprox replyError = "ERR syntax error, LIMIT cannot be used without the special ~ option"
 	errStartIDInterval    replyError = "ERR invalid start ID for the interval"
 	errEndIDInterval      replyError = "ERR invalid end ID for the interval"
+	errXReadGroupOption   replyError = "ERR The GROUP option is only supported by XREADGROUP. You called XREAD instead."
+	errXReadNoAckOption   replyError = "ERR The NOACK option is only supported by XREADGROUP. You called XREAD instead."
 	errXReadGreaterID     replyError = "ERR The > ID can be specified only when calling XREADGROUP using the GROUP <group> <consumer> option."
 	errXReadUnbalanced    replyError = "ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' must be specified."
 	errTimeoutNotInteger  replyError = "ERR timeout is not an integer or out of range"
@@ -464,6 +466,10 @@ func cmdXRead(c *Ctx, args [][]byte) error {
 			if (len(args)-streamsAt)%2 != 0 {
 				return errXReadUnbalanced
 			}
+		case is(args[i], "GROUP") && more >= 2:
+			return errXReadGroupOption
+		case is(args[i], "NOACK"):
+			return errXReadNoAckOption
 		default:
 			return errSyntax
 		}
