@@ -71,6 +71,7 @@ func benchmarksDoc(r *results, tables string, plots map[string]string, plotDir s
 	w("  then `-t set,get -d 1024 -n %d`, then `EVALSHA <sha> 1 key:__rand_int__ v` of a script\n", o.Requests)
 	w("  doing one GET and one SET (loaded once with SCRIPT LOAD; Shale and Redis only),\n")
 	w("  then `XADD bench:stream * field value:__rand_int__` to one stream, plain and with `-P 16`\n")
+	w("  and `XREADGROUP GROUP g c COUNT 10 STREAMS bench:stream >` (one tenth as many requests),\n")
 	w("  (Shale and Redis only),\n")
 	w("  against each server in alternating rounds\n")
 	w("  (Shale, Redis, ceiling, Shale, Redis, ceiling, ...; rounds: %d). The table gives each\n", o.Rounds)

@@ -343,6 +343,13 @@ const evalScript = "local v = redis.call('GET', KEYS[1]) redis.call('SET', KEYS[
 // stream, as a job queue's producers do.
 var xaddCommand = []string{"XADD", "bench:stream", "*", "field", "value:__rand_int__"}
 
+// xgroupSetup and xreadgroupCommand are the consumer-group test: one group,
+// made once, whose consumer reads ten new entries per request.
+var (
+	xgroupSetup       = []string{"XGROUP", "CREATE", "bench:stream", "g", "0", "MKSTREAM"}
+	xreadgroupCommand = []string{"XREADGROUP", "GROUP", "g", "c", "COUNT", "10", "STREAMS", "bench:stream", ">"}
+)
+
 // workloads are the redis-benchmark invocations of one round.
 func workloads(o options) []workload {
 	sum := sha1.Sum([]byte(evalScript))
@@ -354,6 +361,9 @@ func workloads(o options) []workload {
 			Command: []string{"EVALSHA", hex.EncodeToString(sum[:]), "1", "key:__rand_int__", "v"}},
 		{Tests: "xadd", Requests: o.Requests, Command: xaddCommand},
 		{Suffix: " -P16", Tests: "xadd", Requests: o.PipelineRequests, ExtraArgs: []string{"-P", "16"}, Command: xaddCommand},
+		// A tenth as many requests: each XREADGROUP takes ten of the entries
+		// the XADD tests appended, so the reads never run dry.
+		{Tests: "xreadgroup", Requests: o.Requests / 10, Setup: xgroupSetup, Command: xreadgroupCommand},
 	}
 }
 
