@@ -19,7 +19,7 @@ BENCHTIME ?= 1s
 # Benchmarks that build a million-element key per iteration run a fixed count.
 HEAVY     := BenchmarkDel$$|BenchmarkReclaimAfterDel$$|BenchmarkDelHash$$|BenchmarkDelZSet$$|BenchmarkDelList$$|BenchmarkDelSet$$
 HEAVYTIME ?= 3x
-FUZZ      := metadata:FuzzDecodeMeta metadata:FuzzDecodeBook metadata:FuzzDecodeExpireKey metadata:FuzzDecodeMetaKey metadata:FuzzDecodeDBMap metadata:FuzzDecodeStreamMeta subkey:FuzzDecodeSubkey subkey:FuzzScoreOrder subkey:FuzzDecodeScoreKey subkey:FuzzDecodeStream subkey:FuzzDecodeStreamGroup server/resp:FuzzGuard server/resp:FuzzRequest server/resp:FuzzBinaryArgs server/types:FuzzMatch server/types:FuzzParseNumbers server/types:FuzzParseRanges server/store:FuzzBatchRep server:FuzzCommands
+FUZZ      := metadata:FuzzDecodeMeta metadata:FuzzDecodeBook metadata:FuzzDecodeExpireKey metadata:FuzzDecodeMetaKey metadata:FuzzDecodeDBMap metadata:FuzzDecodeStreamMeta subkey:FuzzDecodeSubkey subkey:FuzzScoreOrder subkey:FuzzDecodeScoreKey subkey:FuzzDecodeStream subkey:FuzzDecodeStreamGroup subkey:FuzzDecodeFragKey server/resp:FuzzGuard server/resp:FuzzRequest server/resp:FuzzBinaryArgs server/types:FuzzMatch server/types:FuzzParseNumbers server/types:FuzzParseRanges server/store:FuzzBatchRep server/hll:FuzzValue server/geo:FuzzGeo server:FuzzCommands
 PKGS_RUN  := librocksdb-dev build-essential redis-tools
 # The e2e tests also drive real Redis, the redis-py and ioredis clients and a
 # Celery worker.

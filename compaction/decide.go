@@ -58,7 +58,7 @@ func Decide(uid uint64, o Owner) Verdict {
 	if err != nil {
 		return Keep
 	}
-	if m.Type != bk.Type || !m.Type.Composite() || m.UID != uid {
+	if m.Type != bk.Type || !m.OwnsUID() || m.UID != uid {
 		return Dead
 	}
 	if m.Expired(o.SnapMs - ExpiryGraceMs) {

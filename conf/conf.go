@@ -43,8 +43,8 @@ type Server struct {
 	// between probes, as Redis's tcp-keepalive. Default "300s"; "0s" turns
 	// keepalive off; must not be negative.
 	TCPKeepalive Duration `toml:"tcp_keepalive"`
-	// EnableDebugCommand allows the DEBUG subcommands used by tests.
-	// Default false.
+	// EnableDebugCommand allows the DEBUG subcommands used by tests, and
+	// PFDEBUG. Default false.
 	EnableDebugCommand bool `toml:"enable_debug_command"`
 	// SlowlogLogSlowerThan is the execution time, in microseconds, from
 	// which a command is recorded in the slow log (and logged), as Redis's
@@ -456,6 +456,7 @@ func Default() Config {
 			SetMaxIntsetEntries:    512,
 			ZSetMaxListpackEntries: 128,
 			ZSetMaxListpackValue:   64,
+			HLLSparseMaxBytes:      3000,
 		},
 		Log: Log{
 			Level:  "info",

@@ -32,6 +32,10 @@ type Encoding struct {
 	// ZSetMaxListpackValue is zset-max-listpack-value: the longest member
 	// of a "listpack" sorted set, in bytes. Default 64; at least 0.
 	ZSetMaxListpackValue ByteSize `toml:"zset_max_listpack_value"`
+	// HLLSparseMaxBytes is hll-sparse-max-bytes: the size, header
+	// included, past which a sparse HyperLogLog turns dense. It changes the
+	// bytes of a HyperLogLog value, not its count. Default 3000; at least 0.
+	HLLSparseMaxBytes ByteSize `toml:"hll_sparse_max_bytes"`
 }
 
 // validate checks e's ranges, which are Redis's.
@@ -45,6 +49,7 @@ func (e Encoding) validate(v *validator) {
 		{"encoding.set_max_intset_entries", e.SetMaxIntsetEntries},
 		{"encoding.zset_max_listpack_entries", e.ZSetMaxListpackEntries},
 		{"encoding.zset_max_listpack_value", int64(e.ZSetMaxListpackValue)},
+		{"encoding.hll_sparse_max_bytes", int64(e.HLLSparseMaxBytes)},
 	} {
 		if n.n < 0 {
 			v.add(n.key, "must be at least 0")

@@ -34,7 +34,8 @@ func DecodeBookKey(b []byte) (uint64, error) {
 //
 //	| type u8 | db u16 | user key |
 type Book struct {
-	// Type is the owner's type; always a composite type.
+	// Type is the owner's type: a composite type, or TypeString for a
+	// fragmented string.
 	Type Type
 	// DB is the owner's database number.
 	DB uint16
@@ -52,7 +53,8 @@ func (bk Book) Append(dst []byte) []byte {
 }
 
 // DecodeBook decodes a bookkeeping-CF value. Input shorter than 3 bytes, or
-// whose type is not Composite, is rejected with an error wrapping ErrCorrupt.
+// whose type is neither Composite nor TypeString (a fragmented string's),
+// is rejected with an error wrapping ErrCorrupt.
 // The returned Key aliases b.
 func DecodeBook(b []byte) (Book, error) {
 	if len(b) < bookHeaderLen {
@@ -63,8 +65,8 @@ func DecodeBook(b []byte) (Book, error) {
 		DB:   binary.BigEndian.Uint16(b[1:3]),
 		Key:  b[bookHeaderLen:len(b):len(b)],
 	}
-	if !bk.Type.Composite() {
-		return Book{}, fmt.Errorf("book: type %s is not composite: %w", bk.Type, ErrCorrupt)
+	if !bk.Type.Composite() && bk.Type != TypeString {
+		return Book{}, fmt.Errorf("book: type %s owns no elements: %w", bk.Type, ErrCorrupt)
 	}
 	return bk, nil
 }

@@ -7,8 +7,8 @@ import "strconv"
 // record because Redis's choice depends on the key's history, not only on
 // its contents: a hash that once outgrew hash-max-listpack-entries stays a
 // hashtable after HDEL shrinks it. Strings and lists record none (a string's
-// encoding follows from its value, and Redis 7.0 keeps every list in a
-// quicklist).
+// encoding follows from its value, or is raw for Meta.Raw and Meta.Frag, and
+// Redis 7.0 keeps every list in a quicklist).
 type Encoding uint8
 
 // The encodings. On-disk: append, never renumber.

@@ -27,12 +27,17 @@ const (
 //	| type u8 | expire_ms u64 | payload |
 //
 //	string:          payload = | value bytes |               (may be empty)
+//	                 (type byte 0x41, typeRawString: a raw-encoded one)
+//	fragmented string: type byte 0x81 (typeFragString), then
+//	                 payload = | uid u64 | length u64 |
 //	hash, set, zset: payload = | uid u64 | size u64 | encoding u8 |
 //	                      or   | uid u64 | size u64 |        (legacy: EncUnknown)
 //	list:            payload = | uid u64 | size u64 | head u64 | tail u64 |
 //	stream:          payload = | uid u64 | size u64 | StreamMeta 64 |  (stream.go)
 //
-// A string record is MetaHeaderLen bytes plus its value; a hash, set or zset
+// A string record is MetaHeaderLen bytes plus its value, a fragmented
+// string's exactly 25 (its value lives in the subkey CF, subkey/strfrag.go);
+// a hash, set or zset
 // record is 26 bytes, or 25 when it names no encoding (written before the
 // encoding byte existed, format version 1), a list record exactly 41 and a
 // stream record exactly 89.
@@ -44,9 +49,11 @@ type Meta struct {
 	ExpireMs int64
 	// UID identifies the key's elements in the subkey, score and bookkeeping
 	// CFs. It is fresh on every (re)creation and never reused, so elements of
-	// an older uid are garbage. Composite types only; 0 for strings.
+	// an older uid are garbage. Composite types and fragmented strings
+	// only; 0 for whole strings.
 	UID uint64
-	// Size is the element count. Composite types only; 0 for strings.
+	// Size is the element count; a fragmented string's length in bytes.
+	// 0 for whole strings.
 	Size uint64
 	// Head and Tail bound a list's live element indexes: [Head, Tail). Lists
 	// only; 0 for other types. A new list starts with both at subkey.ListStart.
@@ -58,6 +65,15 @@ type Meta struct {
 	// Stream is a stream's header past its uid and size (Size is its
 	// length). Streams only; the zero StreamMeta for other types.
 	Stream StreamMeta
+	// Frag marks a fragmented string: its value lives in fragments under
+	// UID (subkey.AppendFragKey), Size is its length in bytes, and Value is
+	// nil. Strings only; false for other types and for a whole string.
+	Frag bool
+	// Raw marks a whole string Redis would hold raw-encoded whatever its
+	// value (OBJECT ENCODING): one a write changed in place (APPEND,
+	// SETRANGE, SETBIT, BITFIELD) or built (BITOP). Whole strings only;
+	// a fragmented string is always raw.
+	Raw bool
 	// Value is a string's value. Strings only; nil for other types.
 	// DecodeMeta sets it to a non-nil subslice of its input (empty for an
 	// empty string), capped to its length: it aliases the input.
@@ -69,7 +85,17 @@ type Meta struct {
 // would reject (an unknown Type, a negative ExpireMs) still encodes, to bytes
 // that DecodeMeta rejects; for an unknown Type only the header is written.
 func (m Meta) Append(dst []byte) []byte {
-	dst = append(dst, byte(m.Type))
+	if m.Type == TypeString && m.Frag {
+		dst = append(dst, typeFragString)
+		dst = binary.BigEndian.AppendUint64(dst, uint64(m.ExpireMs))
+		dst = binary.BigEndian.AppendUint64(dst, m.UID)
+		return binary.BigEndian.AppendUint64(dst, m.Size)
+	}
+	if m.Type == TypeString && m.Raw {
+		dst = append(dst, typeRawString)
+	} else {
+		dst = append(dst, byte(m.Type))
+	}
 	dst = binary.BigEndian.AppendUint64(dst, uint64(m.ExpireMs))
 	switch {
 	case m.Type == TypeString:
@@ -107,14 +133,28 @@ func DecodeMeta(b []byte) (Meta, error) {
 		Type:     Type(b[0]),
 		ExpireMs: int64(binary.BigEndian.Uint64(b[1:MetaHeaderLen])),
 	}
+	switch b[0] {
+	case typeFragString:
+		m.Type, m.Frag = TypeString, true
+	case typeRawString:
+		m.Type, m.Raw = TypeString, true
+	}
 	if !m.Type.Valid() {
 		return Meta{}, fmt.Errorf("meta: unknown type %d: %w", b[0], ErrCorrupt)
 	}
 	if m.ExpireMs < 0 {
 		return Meta{}, fmt.Errorf("meta: negative expire_ms %d: %w", m.ExpireMs, ErrCorrupt)
 	}
-	if m.Type == TypeString {
+	if m.Type == TypeString && !m.Frag {
 		m.Value = b[MetaHeaderLen:len(b):len(b)]
+		return m, nil
+	}
+	if m.Frag {
+		if len(b) != metaCompositeLen {
+			return Meta{}, fmt.Errorf("meta: fragmented string record of %d bytes, want %d: %w", len(b), metaCompositeLen, ErrCorrupt)
+		}
+		m.UID = binary.BigEndian.Uint64(b[9:17])
+		m.Size = binary.BigEndian.Uint64(b[17:25])
 		return m, nil
 	}
 	want := metaCompositeLen
@@ -143,6 +183,24 @@ func DecodeMeta(b []byte) (Meta, error) {
 		m.Stream = decodeStream(b[metaCompositeLen:])
 	}
 	return m, nil
+}
+
+// typeFragString is the type byte of a fragmented string's record: a
+// string (TYPE says "string") whose value lives in fragments. It is not a
+// Type: DecodeMeta gives TypeString with Frag set. On-disk: never
+// renumber; no Type may ever take this value (Type.Valid ends far below).
+const typeFragString = 0x80 | byte(TypeString)
+
+// typeRawString is the type byte of a whole string Redis would hold raw
+// (Meta.Raw): a string record in all else. Not a Type either. On-disk:
+// never renumber.
+const typeRawString = 0x40 | byte(TypeString)
+
+// OwnsUID reports whether m's record owns elements under m.UID, which a
+// bookkeeping record names for the compaction filters: a composite type's,
+// or a fragmented string's.
+func (m Meta) OwnsUID() bool {
+	return m.Type.Composite() || (m.Type == TypeString && m.Frag)
 }
 
 // Expired reports whether m has expired at nowMs (unix milliseconds): it has

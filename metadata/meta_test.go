@@ -27,6 +27,10 @@ func TestMetaRoundTrip(t *testing.T) {
 		{"zset skiplist", Meta{Type: TypeZSet, UID: 9, Size: 1, Enc: EncSkiplist}},
 		{"list new", Meta{Type: TypeList, UID: 3, Head: 1 << 63, Tail: 1 << 63}},
 		{"list", Meta{Type: TypeList, ExpireMs: 1, UID: 7, Size: 3, Head: 1<<63 - 1, Tail: 1<<63 + 2}},
+		{"fragmented string", Meta{Type: TypeString, Frag: true, UID: 5, Size: 1 << 29}},
+		{"raw string", Meta{Type: TypeString, Raw: true, ExpireMs: 3, Value: []byte("ab")}},
+		{"raw string empty", Meta{Type: TypeString, Raw: true, Value: []byte{}}},
+		{"fragmented string ttl", Meta{Type: TypeString, Frag: true, ExpireMs: 9, UID: math.MaxUint64, Size: 0}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -41,13 +45,13 @@ func TestMetaRoundTrip(t *testing.T) {
 			}
 			if got.Type != tt.m.Type || got.ExpireMs != tt.m.ExpireMs || got.UID != tt.m.UID ||
 				got.Size != tt.m.Size || got.Head != tt.m.Head || got.Tail != tt.m.Tail || got.Enc != tt.m.Enc ||
-				!bytes.Equal(got.Value, tt.m.Value) {
+				got.Frag != tt.m.Frag || got.Raw != tt.m.Raw || !bytes.Equal(got.Value, tt.m.Value) {
 				t.Fatalf("DecodeMeta = %+v, want %+v", got, tt.m)
 			}
-			if tt.m.Type == TypeString && got.Value == nil {
+			if tt.m.Type == TypeString && !tt.m.Frag && got.Value == nil {
 				t.Fatal("string Value is nil, want non-nil")
 			}
-			if tt.m.Type != TypeString && got.Value != nil {
+			if (tt.m.Type != TypeString || tt.m.Frag) && got.Value != nil {
 				t.Fatalf("composite Value = %x, want nil", got.Value)
 			}
 		})
@@ -65,6 +69,10 @@ func TestMetaAppendIgnoresUnusedFields(t *testing.T) {
 		{"list", Meta{Type: TypeList, UID: 1, Size: 2, Head: 3, Tail: 4, Enc: EncListpack}, Meta{Type: TypeList, UID: 1, Size: 2, Head: 3, Tail: 4}},
 		{"hash", Meta{Type: TypeHash, UID: 1, Size: 2, Head: 3, Tail: 4, Value: []byte("v")}, Meta{Type: TypeHash, UID: 1, Size: 2}},
 		{"unknown type", Meta{Type: 0, ExpireMs: 1, UID: 1, Value: []byte("v")}, Meta{Type: 0, ExpireMs: 1}},
+		{"fragmented string", Meta{Type: TypeString, Frag: true, UID: 1, Size: 2, Head: 3, Enc: EncListpack, Value: []byte("v")}, Meta{Type: TypeString, Frag: true, UID: 1, Size: 2}},
+		{"frag on a hash", Meta{Type: TypeHash, Frag: true, UID: 1, Size: 2}, Meta{Type: TypeHash, UID: 1, Size: 2}},
+		{"raw on a hash", Meta{Type: TypeHash, Raw: true, UID: 1, Size: 2}, Meta{Type: TypeHash, UID: 1, Size: 2}},
+		{"raw fragmented string", Meta{Type: TypeString, Raw: true, Frag: true, UID: 1, Size: 2}, Meta{Type: TypeString, Frag: true, UID: 1, Size: 2}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -107,6 +115,12 @@ func TestMetaGolden(t *testing.T) {
 			"05 0000000000000000 0000000000000001 0000000000000002 01"},
 		{"zset skiplist", Meta{Type: TypeZSet, UID: 1, Size: 2, Enc: EncSkiplist},
 			"05 0000000000000000 0000000000000001 0000000000000002 04"},
+		// Format 2: a fragmented string (subkey/strfrag.go holds its value).
+		{"fragmented string", Meta{Type: TypeString, Frag: true, ExpireMs: 1700000000000, UID: 7, Size: 1 << 29},
+			"81 0000018bcfe56800 0000000000000007 0000000020000000"},
+		// Format 2: a raw-encoded whole string.
+		{"raw string", Meta{Type: TypeString, Raw: true, Value: []byte("bar")},
+			"41 0000000000000000 626172"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -153,6 +167,14 @@ func TestDecodeMetaCorrupt(t *testing.T) {
 		{"zset trailing", "05 0000000000000000 0000000000000001 0000000000000002 0000000000000003"},
 		{"list as hash", "03 0000000000000000 0000000000000001 0000000000000002"},
 		{"list short", "03 0000000000000000 0000000000000001 0000000000000002 0000000000000003 00000000000000"},
+		{"fragmented string short", "81 0000000000000000 0000000000000001 00000000000000"},
+		{"fragmented string trailing", "81 0000000000000000 0000000000000001 0000000000000002 00"},
+		{"fragmented string header only", "81 0000000000000000"},
+		{"fragmented negative expire", "81 8000000000000000 0000000000000001 0000000000000002"},
+		{"type 0x82", "82 0000000000000000 0000000000000001 0000000000000002"},
+		{"type 0x42", "42 0000000000000000 0000000000000001 0000000000000002"},
+		{"raw header short", "41 00000000000000"},
+		{"raw negative expire", "41 8000000000000000 626172"},
 		{"list trailing", "03 0000000000000000 0000000000000001 0000000000000002 0000000000000003 0000000000000004 00"},
 	}
 	for _, tt := range tests {
@@ -220,6 +242,8 @@ func FuzzDecodeMeta(f *testing.F) {
 	for _, m := range []Meta{
 		{Type: TypeString, Value: []byte("bar")},
 		{Type: TypeString, ExpireMs: 1700000000000},
+		{Type: TypeString, Frag: true, UID: 3, Size: 5000},
+		{Type: TypeString, Raw: true, Value: []byte("x")},
 		{Type: TypeHash, UID: 1, Size: 2},
 		{Type: TypeList, UID: 7, Size: 3, Head: 1<<63 - 1, Tail: 1<<63 + 2},
 		{Type: TypeSet, ExpireMs: 1, UID: 3, Size: 1},

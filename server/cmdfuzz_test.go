@@ -129,7 +129,7 @@ func optionWords(name string, doc cmdDoc) []string {
 }
 
 // fuzzKeys are the keys each round starts with, by type, and a missing one.
-var fuzzKeys = []string{"k:str", "k:int", "k:hash", "k:list", "k:set", "k:zset", "k:stream", "k:none"}
+var fuzzKeys = []string{"k:str", "k:int", "k:hash", "k:list", "k:set", "k:zset", "k:stream", "k:hll", "k:none"}
 
 var fuzzSeed = [][]string{
 	{"SET", "k:str", "hello"},
@@ -138,7 +138,9 @@ var fuzzSeed = [][]string{
 	{"RPUSH", "k:list", "a", "1", "b", "a", "2"},
 	{"SADD", "k:set", "a", "1", "b"},
 	{"ZADD", "k:zset", "1", "a", "2", "b", "2.5", "c"},
+	{"GEOADD", "k:zset", "13.361389", "38.115556", "Palermo", "15.087269", "37.502669", "Catania"},
 	{"XADD", "k:stream", "1-1", "a", "1"},
+	{"PFADD", "k:hll", "a", "b", "c"},
 	{"XADD", "k:stream", "2-5", "b", "2", "c", "3"},
 	// A consumer group with a consumer and a pending entry.
 	{"XGROUP", "CREATE", "k:stream", "g", "0"},
@@ -155,6 +157,8 @@ var fuzzInts = []string{
 var fuzzFloats = []string{
 	"inf", "-inf", "+inf", "nan", "1e308", "-1e308", "1e400", "-1e400", "1.5", "-0", "0.0001",
 	"(1", "(-inf", "[a", "(a", "[", "(", "-", "+", "1e", "0x10", " 1", "1 ", "",
+	// Longitudes, latitudes and radii, in range and just out of it.
+	"13.361389", "38.115556", "180", "-180", "85.05112878", "-85.05112879", "200", "20000000",
 }
 
 var fuzzBig = strings.Repeat("x", 64<<10)
@@ -163,7 +167,14 @@ var fuzzStrings = []string{"", "a", "b", "*", "?", "a*", "[a-z]*", "k:*", "\x00\
 	// Stream IDs and their special forms.
 	"0-1", "1-1", "2-5", "1-*", "$", ">", "(1-1", "0-0", "18446744073709551615-18446744073709551615", "18446744073709551615-*", "~", "=",
 	// Consumer group and consumer names.
-	"g", "c"}
+	"g", "c",
+	// HyperLogLogs: one whose last opcode is cut in half, one whose
+	// registers overflow, one dense of registers above the estimator's.
+	"HYLL\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x80\x7f",
+	"HYLL\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x80\x7f\xff\x83",
+	"HYLL\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x80" + strings.Repeat("\xff", 12288),
+	// BITFIELD types and field offsets, valid and not.
+	"i8", "u1", "i64", "u63", "u64", "i65", "#1", "#-1"}
 
 // genArgs builds an argument list for fc.
 func genArgs(ch chooser, fc *fuzzCmd) [][]byte {

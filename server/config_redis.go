@@ -41,6 +41,7 @@ var encodingParams = func() []configParam {
 		field("zset-max-ziplist-entries", "encoding.zset_max_listpack_entries", entries, zsetEntries, live),
 		field("zset-max-listpack-value", "encoding.zset_max_listpack_value", bytes, zsetValue, live),
 		field("zset-max-ziplist-value", "encoding.zset_max_listpack_value", bytes, zsetValue, live),
+		field("hll-sparse-max-bytes", "encoding.hll_sparse_max_bytes", bytes, func(c *conf.Config) *conf.ByteSize { return &c.Encoding.HLLSparseMaxBytes }, live),
 	}
 }()
 
@@ -52,6 +53,7 @@ func encodingLimits(e conf.Encoding) types.EncodingLimits {
 		SetMaxIntsetEntries:    e.SetMaxIntsetEntries,
 		ZSetMaxListpackEntries: e.ZSetMaxListpackEntries,
 		ZSetMaxListpackValue:   int64(e.ZSetMaxListpackValue),
+		HLLSparseMaxBytes:      int64(e.HLLSparseMaxBytes),
 	}
 }
 

@@ -32,14 +32,18 @@ type deprecation struct {
 // deprecatedCommands are the commands of Shale's table that Redis 7.0
 // deprecates, by name, with Redis's texts.
 var deprecatedCommands = map[string]deprecation{
-	"getset":           {"6.2.0", "`SET` with the `!GET` argument"},
-	"substr":           {"2.0.0", "`GETRANGE`"},
-	"hmset":            {"4.0.0", "`HSET` with multiple field-value pairs"},
-	"rpoplpush":        {"6.2.0", "`LMOVE` with the `RIGHT` and `LEFT` arguments"},
-	"brpoplpush":       {"6.2.0", "`BLMOVE` with the `RIGHT` and `LEFT` arguments"},
-	"zrevrange":        {"6.2.0", "`ZRANGE` with the `REV` argument"},
-	"zrangebyscore":    {"6.2.0", "`ZRANGE` with the `BYSCORE` argument"},
-	"zrevrangebyscore": {"6.2.0", "`ZRANGE` with the `REV` and `BYSCORE` arguments"},
-	"zrangebylex":      {"6.2.0", "`ZRANGE` with the `BYLEX` argument"},
-	"zrevrangebylex":   {"6.2.0", "`ZRANGE` with the `REV` and `BYLEX` arguments"},
+	"getset":               {"6.2.0", "`SET` with the `!GET` argument"},
+	"substr":               {"2.0.0", "`GETRANGE`"},
+	"hmset":                {"4.0.0", "`HSET` with multiple field-value pairs"},
+	"rpoplpush":            {"6.2.0", "`LMOVE` with the `RIGHT` and `LEFT` arguments"},
+	"brpoplpush":           {"6.2.0", "`BLMOVE` with the `RIGHT` and `LEFT` arguments"},
+	"zrevrange":            {"6.2.0", "`ZRANGE` with the `REV` argument"},
+	"zrangebyscore":        {"6.2.0", "`ZRANGE` with the `BYSCORE` argument"},
+	"zrevrangebyscore":     {"6.2.0", "`ZRANGE` with the `REV` and `BYSCORE` arguments"},
+	"zrangebylex":          {"6.2.0", "`ZRANGE` with the `BYLEX` argument"},
+	"zrevrangebylex":       {"6.2.0", "`ZRANGE` with the `REV` and `BYLEX` arguments"},
+	"georadius":            {"6.2.0", "`GEOSEARCH` and `GEOSEARCHSTORE` with the `BYRADIUS` argument"},
+	"georadius_ro":         {"6.2.0", "`GEOSEARCH` with the `BYRADIUS` argument"},
+	"georadiusbymember":    {"6.2.0", "`GEOSEARCH` and `GEOSEARCHSTORE` with the `BYRADIUS` and `FROMMEMBER` arguments"},
+	"georadiusbymember_ro": {"6.2.0", "`GEOSEARCH` with the `BYRADIUS` and `FROMMEMBER` arguments"},
 }

@@ -8,6 +8,8 @@ import (
 	"syscall"
 
 	"github.com/shaledb/shale/conf"
+	"github.com/shaledb/shale/server/geo"
+	"github.com/shaledb/shale/server/hll"
 	"github.com/shaledb/shale/server/store"
 	"github.com/shaledb/shale/server/types"
 )
@@ -163,6 +165,28 @@ const (
 	errLCSAlloc           replyError = "ERR Insufficient memory, failed allocating transient memory for LCS"
 )
 
+// The bitmap commands' errors (cmd_bitmap.go).
+const (
+	errBitOffset     replyError = "ERR bit offset is not an integer or out of range"
+	errBitValue      replyError = "ERR bit is not an integer or out of range"
+	errBitPosBit     replyError = "ERR The bit argument must be 1 or 0."
+	errBitOpNot      replyError = "ERR BITOP NOT must be called with a single source key."
+	errBitfieldType  replyError = "ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but i64 is."
+	errBitfieldOver  replyError = "ERR Invalid OVERFLOW type specified"
+	errBitfieldROSet replyError = "ERR BITFIELD_RO only supports the GET subcommand"
+)
+
+// The HyperLogLog commands' errors (cmd_hll.go).
+const (
+	errPFDebugNoKey     replyError = "ERR The specified key does not exist"
+	errPFDebugNotSparse replyError = "ERR HLL encoding is not sparse"
+)
+
+// errPFDebugSubcommand is PFDEBUG's reply for a subcommand it does not know.
+func errPFDebugSubcommand(name []byte) replyError {
+	return replyError("ERR Unknown PFDEBUG subcommand '" + sanitize(string(name)) + "'")
+}
+
 // CLIENT UNBLOCK's errors: errUnblockReason its own, errUnblocked the
 // reply of the client it unblocks with ERROR.
 const (
@@ -303,6 +327,37 @@ const (
 	errRocksRejected = "RocksDB rejected the new options (see the server log)"
 )
 
+// The geo commands' replies (cmd_geo.go).
+const (
+	errGeoUnit            replyError = "ERR unsupported unit provided. please use M, KM, FT, MI"
+	errGeoRadius          replyError = "ERR need numeric radius"
+	errGeoRadiusNeg       replyError = "ERR radius cannot be negative"
+	errGeoWidth           replyError = "ERR need numeric width"
+	errGeoHeight          replyError = "ERR need numeric height"
+	errGeoBoxNeg          replyError = "ERR height or width cannot be negative"
+	errGeoCount           replyError = "ERR COUNT must be > 0"
+	errGeoMember          replyError = "ERR could not decode requested zset member"
+	errGeoAny             replyError = "ERR the ANY argument requires COUNT argument"
+	errGeoStoreWith       replyError = "ERR STORE option in GEORADIUS is not compatible with WITHDIST, WITHHASH and WITHCOORD options"
+	errGeoSearchStoreWith replyError = "ERR GEOSEARCHSTORE is not compatible with WITHDIST, WITHHASH and WITHCOORD options"
+)
+
+// errGeoPair is GEOADD's and FROMLONLAT's reply to coordinates out of
+// range, printed with C's "%f".
+func errGeoPair(lon, lat float64) replyError {
+	return replyError("ERR invalid longitude,latitude pair " + geo.FormatPair(lon) + "," + geo.FormatPair(lat))
+}
+
+// errGeoFrom and errGeoBy are GEOSEARCH's replies to a missing centre or
+// area; name is the command's name as the client spelled it.
+func errGeoFrom(name []byte) replyError {
+	return replyError("ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for " + string(name))
+}
+
+func errGeoBy(name []byte) replyError {
+	return replyError("ERR exactly one of BYRADIUS and BYBOX can be specified for " + string(name))
+}
+
 // errUnknownCF is the reply for a column family name store does not know.
 func errUnknownCF(name []byte) replyError {
 	return replyError("ERR unknown column family '" + truncate(string(name), 128) + "'")
@@ -364,6 +419,9 @@ var domainReplies = []errReply{
 	{types.ErrStreamExhausted, "ERR The stream has exhausted the last possible ID, unable to add more items"},
 	{types.ErrSetIDBelowTop, "ERR The ID specified in XSETID is smaller than the target stream top item"},
 	{types.ErrSetIDEntriesAdded, "ERR The entries_added specified in XSETID is smaller than the target stream length"},
+	// HyperLogLogs (cmd_hll.go).
+	{hll.ErrNotHLL, "WRONGTYPE Key is not a valid HyperLogLog string value."},
+	{hll.ErrCorrupt, "INVALIDOBJ Corrupted HLL object detected"},
 }
 
 // errorText maps err to the RESP error text. known is false for unexpected

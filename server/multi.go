@@ -462,6 +462,12 @@ func watchTargets(c *Ctx, cmd *Command, args [][]byte) ([]watchKey, int) {
 		if n, err := parseCInt(args[2]); err == nil {
 			keys = append(keys, watchKey{n, string(args[1])})
 		}
+	case "georadius", "georadiusbymember":
+		// The key specs name the first STORE and STOREDIST keys; the
+		// command stores in the last (geoStoreKey).
+		if dst := geoStoreKey(args); dst != nil {
+			keys = append(keys, watchKey{db, string(dst)})
+		}
 	case "copy":
 		for i := 3; i+1 < len(args); i++ {
 			if strings.EqualFold(string(args[i]), "db") {
@@ -479,7 +485,9 @@ func watchTargets(c *Ctx, cmd *Command, args [][]byte) ([]watchKey, int) {
 // claim. call brackets every command with them; blockOn lets the claim go
 // while its command waits, and takes it again around each try.
 func (s *Server) beginWatchedWrite(c *Ctx) {
-	if c.cmd == nil || c.cmd.Flags&Write == 0 || c.Client == nil {
+	// PFCOUNT is read-only but may store the cardinality it computed in
+	// the value: Redis then signals the key modified, and its watchers fail.
+	if c.cmd == nil || (c.cmd.Flags&Write == 0 && c.cmd.Name != "pfcount") || c.Client == nil {
 		return
 	}
 	// The write shows before the registry is read: a WATCH that

@@ -308,6 +308,23 @@ var writeEvents = map[string]func(e *eventList, a [][]byte){
 	"setrange":    func(e *eventList, a [][]byte) { e.add(notifyString, "setrange", a[1]) },
 	"incrby":      func(e *eventList, a [][]byte) { e.add(notifyString, "incrby", a[1]) },
 	"incrbyfloat": func(e *eventList, a [][]byte) { e.add(notifyString, "incrbyfloat", a[1]) },
+	// HyperLogLogs. PFMERGE's event is pfadd too, as in Redis. PFCOUNT,
+	// which wrote only when it stored the cardinality it computed in the
+	// value's cache, emits no event, but the value changed: client-side
+	// caching invalidates it (Redis's signalModifiedKey).
+	"pfadd":   func(e *eventList, a [][]byte) { e.add(notifyString, "pfadd", a[1]) },
+	"pfmerge": func(e *eventList, a [][]byte) { e.add(notifyString, "pfadd", a[1]) },
+	"pfcount": func(e *eventList, a [][]byte) {
+		e.events = append(e.events, keyEvent{name: "changed", db: e.db, key: a[1]})
+	},
+	// Bitmaps. SETBIT and BITFIELD's setbit is for a change of bits (or a
+	// growth); BITOP's result is a set, or a del when empty.
+	"setbit": func(e *eventList, a [][]byte) {
+		if e.has(types.KeyBitsSet, a[1]) {
+			e.add(notifyString, "setbit", a[1])
+		}
+	},
+	"bitop": func(e *eventList, a [][]byte) { e.stored(notifyString, "set", a[2]) },
 	// Hashes.
 	"hset":         func(e *eventList, a [][]byte) { e.add(notifyHash, "hset", a[1]) },
 	"hdel":         func(e *eventList, a [][]byte) { e.add(notifyHash, "hdel", a[1]) },
@@ -384,7 +401,20 @@ var writeEvents = map[string]func(e *eventList, a [][]byte){
 	"zdiffstore":       func(e *eventList, a [][]byte) { e.stored(notifyZSet, "zdiffstore", a[1]) },
 	"zrangestore":      func(e *eventList, a [][]byte) { e.stored(notifyZSet, "zrangestore", a[1]) },
 	"zpopmin":          func(e *eventList, a [][]byte) { e.add(notifyZSet, "zpopmin", a[1]) },
-	"zpopmax":          func(e *eventList, a [][]byte) { e.add(notifyZSet, "zpopmax", a[1]) },
+	// Geo: GEOADD is ZADD; a search's STORE names its command.
+	"geoadd":         func(e *eventList, a [][]byte) { e.add(notifyZSet, "zadd", a[1]) },
+	"geosearchstore": func(e *eventList, a [][]byte) { e.stored(notifyZSet, "geosearchstore", a[1]) },
+	"georadius": func(e *eventList, a [][]byte) {
+		if dst := geoStoreKey(a); dst != nil {
+			e.stored(notifyZSet, "georadiusstore", dst)
+		}
+	},
+	"georadiusbymember": func(e *eventList, a [][]byte) {
+		if dst := geoStoreKey(a); dst != nil {
+			e.stored(notifyZSet, "georadiusstore", dst)
+		}
+	},
+	"zpopmax": func(e *eventList, a [][]byte) { e.add(notifyZSet, "zpopmax", a[1]) },
 	"bzpopmin": func(e *eventList, a [][]byte) {
 		if k := e.changed(a[1 : len(a)-1]); k != nil {
 			e.add(notifyZSet, "zpopmin", k)
@@ -443,6 +473,7 @@ var writeEventAliases = map[string]string{
 	"msetnx": "mset", "incr": "incrby", "decr": "incrby", "decrby": "incrby",
 	"hsetnx": "hset", "hmset": "hset", "lpushx": "lpush", "rpushx": "rpush",
 	"brpoplpush": "rpoplpush", "blmove": "lmove", "flushall": "flushdb",
+	"bitfield": "setbit",
 }
 
 func init() {
@@ -583,10 +614,14 @@ func missNotifies(cmd *Command, args [][]byte, key []byte) bool {
 	switch cmd.Name {
 	case "object":
 		return false
-	case "getex", "getdel":
+	case "getex", "getdel", "pfmerge": // PFMERGE reads its destination as a source first
 		return true
 	case "copy":
 		return string(key) == string(args[1])
+	case "georadius", "georadiusbymember": // a search, writing only with STORE
+		return string(key) == string(args[1])
+	case "geosearchstore":
+		return string(key) == string(args[2])
 	case "sort":
 		// Its source and its BY and GET patterns' keys, not its STORE key.
 		for i := 2; i+1 < len(args); i++ {

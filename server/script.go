@@ -218,7 +218,9 @@ func (r *scriptRun) command(args [][]byte) (reply []byte, errText string) {
 	if flags&NoScript != 0 {
 		return nil, "ERR This Redis command is not allowed from script"
 	}
-	if r.readOnly && flags&Write != 0 {
+	// A read-only script refuses what may replicate a write as a write, as
+	// Redis does (PFCOUNT, which may store its count in the value).
+	if r.readOnly && flags&(Write|MayReplicate) != 0 {
 		return nil, "ERR Write commands are not allowed from read-only scripts."
 	}
 	if err := shape.check(shapeName, args); err != "" {

@@ -60,7 +60,9 @@ const (
 	// its commands instead). Read by the slow log once a row carries it.
 	SkipSlowlog
 	// MayReplicate: may propagate a write to replicas although not Write
-	// (PUBLISH, EVAL). Read by the replication issue.
+	// (PUBLISH, EVAL, PFCOUNT). COMMAND INFO does not show it: Redis 7.0
+	// hides it on purpose. CLIENT PAUSE WRITE and read-only scripts take
+	// it for a write, as Redis does; the replication issue reads it too.
 	MayReplicate
 	// NoMandatoryKeys: its keys are optional (EVAL with numkeys 0), so
 	// cluster routing may find none. Not acted on.
@@ -91,7 +93,7 @@ var flagOrder = []struct {
 	{Write, "write"}, {ReadOnly, "readonly"}, {DenyOOM, "denyoom"}, {Admin, "admin"},
 	{PubSub, "pubsub"}, {NoScript, "noscript"}, {Blocking, "blocking"}, {Loading, "loading"},
 	{Stale, "stale"}, {SkipMonitor, "skip_monitor"}, {SkipSlowlog, "skip_slowlog"},
-	{Fast, "fast"}, {NoAuth, "no_auth"}, {MayReplicate, "may_replicate"},
+	{Fast, "fast"}, {NoAuth, "no_auth"}, // may_replicate: Redis 7.0 hides it on purpose
 	{NoMandatoryKeys, "no_mandatory_keys"}, {NoAsyncLoading, "no_async_loading"},
 	{NoMulti, "no_multi"}, {0, "movablekeys"}, {AllowBusy, "allow_busy"},
 }
@@ -459,6 +461,7 @@ func allCommands() []Command {
 		keyspaceCommands,
 		sortCommands,
 		zsetCommands,
+		geoCommands,
 		setCommands,
 		listCommands,
 		streamCommands,
@@ -471,6 +474,8 @@ func allCommands() []Command {
 		latencyCommands,
 		memoryCommands,
 		lcsCommands,
+		bitmapCommands,
+		hllCommands,
 	} {
 		all = append(all, family...)
 	}

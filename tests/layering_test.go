@@ -29,10 +29,12 @@ var allowedImports = map[string][]string{
 	"compaction":             {"metadata", "subkey"},
 	"server/store":           {"conf", "compaction", "metadata", "subkey"},
 	"server/store/storetest": {"conf", "server/store"}, // test helper (STYLE.md B8)
-	"server/types":           {"metadata", "subkey", "server/store"},
+	"server/types":           {"metadata", "subkey", "server/store", "server/geo", "server/hll"},
 	"server/resp":            {},
 	"server/lualib":          {},
-	"server":                 {"conf", "server/lualib", "server/resp", "server/store", "server/types"},
+	"server/geo":             {}, // pure arithmetic of the geo commands
+	"server/hll":             {}, // pure codec of Redis's HyperLogLog values
+	"server":                 {"conf", "server/lualib", "server/resp", "server/store", "server/types", "server/geo", "server/hll"},
 }
 
 // testImports lists, for each package of ours, what its tests (in-package
@@ -73,9 +75,11 @@ var thirdPartyOwners = map[string][]string{
 // thirdPartyForbidden lists, for each package of ours, libraries it and its
 // tests must not import; "*" means any library outside the standard library.
 var thirdPartyForbidden = map[string][]string{
-	"metadata": {"*"}, // pure codecs: standard library only
-	"subkey":   {"*"},
-	"conf":     {"github.com/rs/zerolog"},
+	"metadata":   {"*"}, // pure codecs: standard library only
+	"subkey":     {"*"},
+	"server/geo": {"*"}, // arithmetic: standard library (and libm) only
+	"server/hll": {"*"}, // pure codec: standard library only
+	"conf":       {"github.com/rs/zerolog"},
 }
 
 // listedPackage is the part of `go list -json` the layering rules read.

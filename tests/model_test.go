@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/shaledb/shale/server/geo"
 )
 
 // The model-based test (model_run_test.go) drives shale with a random but
@@ -37,6 +39,9 @@ var (
 	// float64 arithmetic matches the server's.
 	modelScores = []string{"-1.5", "-1", "0", "0.5", "1", "2", "3.25"}
 	modelIncrs  = []string{"1", "-0.5", "2"}
+	// GEOADD's points, as longitude and latitude: their scores are the
+	// geohashes server/geo computes, Redis's.
+	modelPoints = [][2]string{{"13.361389", "38.115556"}, {"0", "0"}, {"-180", "-85.05112878"}, {"179.5", "85"}}
 )
 
 // opKind says how the runner executes a modelOp.
@@ -435,11 +440,11 @@ func (m *model) bounds() map[string]cfBounds {
 // modelCmdType is the type each typed command of the model needs its key to
 // hold, when the key exists: another type is a WRONGTYPE error.
 var modelCmdType = map[string]string{
-	"APPEND": "string", "INCR": "string",
+	"APPEND": "string", "INCR": "string", "SETBIT": "string",
 	"HSET": "hash", "HDEL": "hash",
 	"LPUSH": "list", "RPUSH": "list", "LPOP": "list", "RPOP": "list", "LTRIM": "list",
 	"SADD": "set", "SREM": "set",
-	"ZADD": "zset", "ZREM": "zset", "ZINCRBY": "zset",
+	"ZADD": "zset", "ZREM": "zset", "ZINCRBY": "zset", "GEOADD": "zset",
 	"GET": "string", "STRLEN": "string", "HGET": "hash", "HLEN": "hash", "HGETALL": "hash", "LLEN": "list", "LINDEX": "list", "LRANGE": "list",
 	"SISMEMBER": "set", "SCARD": "set", "ZSCORE": "zset", "ZCARD": "zset",
 	"LCS":  "string",
@@ -563,6 +568,8 @@ func (m *model) apply(op modelOp) any {
 		return modelOK
 	case "XGROUP", "XREADGROUP", "XACK", "XPENDING":
 		return applyGroup(db, a)
+	case "PFADD", "PFCOUNT", "PFMERGE":
+		return applyHLL(db, a)
 	}
 	key := a[1]
 	v := db[key]
@@ -664,6 +671,8 @@ func (m *model) apply(op modelOp) any {
 		}
 		v.str += a[2]
 		return int64(len(v.str))
+	case "SETBIT":
+		return applySetBit(db, key, a)
 	case "INCR":
 		n := int64(0)
 		if v != nil {
@@ -782,6 +791,20 @@ func (m *model) apply(op modelOp) any {
 			v.zset[a[i+1]] = parseScore(a[i])
 		}
 		return int64(added)
+	case "GEOADD": // ZADD of the points' geohashes
+		if v == nil {
+			v = create("zset")
+		}
+		added := 0
+		for i := 2; i+2 < len(a); i += 3 {
+			if _, had := v.zset[a[i+2]]; !had {
+				added++
+			}
+			lon, _ := strconv.ParseFloat(a[i], 64)
+			lat, _ := strconv.ParseFloat(a[i+1], 64)
+			v.zset[a[i+2]] = geo.Score(lon, lat)
+		}
+		return int64(added)
 	case "ZREM":
 		if v == nil {
 			return int64(0)
@@ -884,6 +907,33 @@ func (m *model) apply(op modelOp) any {
 
 // redisInt parses s as Redis parses an integer value: an optional minus
 // sign and digits, no plus sign, no leading zero, no "-0".
+// applySetBit is SETBIT on the model: the string grows with zero bytes
+// to hold the bit; the reply is the bit's old value.
+func applySetBit(db map[string]*mval, key string, a []string) any {
+	v := db[key]
+	if v == nil {
+		v = &mval{typ: "string"}
+		db[key] = v
+	}
+	off, _ := strconv.Atoi(a[2])
+	b := []byte(v.str)
+	for len(b) <= off/8 {
+		b = append(b, 0)
+	}
+	mask := byte(0x80) >> (off % 8)
+	old := int64(0)
+	if b[off/8]&mask != 0 {
+		old = 1
+	}
+	if a[3] == "1" {
+		b[off/8] |= mask
+	} else {
+		b[off/8] &^= mask
+	}
+	v.str = string(b)
+	return old
+}
+
 func redisInt(s string) (int64, bool) {
 	digits := strings.TrimPrefix(s, "-")
 	if digits == "" || strings.Trim(digits, "0123456789") != "" ||
@@ -1084,12 +1134,16 @@ func (g *opGen) pick() modelOp {
 	val := func() string { return "v" + strconv.Itoa(r.IntN(100)) }
 	n := 1 + r.IntN(3)
 	switch x := r.IntN(1000); {
-	case x < 60:
+	case x < 52:
 		return c("SET", key, val())
+	case x < 60:
+		return c(pickHLL(x-52, key, r.IntN, one)...)
 	case x < 70:
 		return c("INCR", key)
-	case x < 100:
+	case x < 90:
 		return c("APPEND", key, "+"+strconv.Itoa(r.IntN(10)))
+	case x < 100:
+		return c("SETBIT", key, strconv.Itoa(r.IntN(100)), strconv.Itoa(r.IntN(2)))
 	case x < 180:
 		args := []string{"HSET", key}
 		for range n {
@@ -1109,6 +1163,14 @@ func (g *opGen) pick() modelOp {
 	case x < 455:
 		return c(append([]string{"SREM", key}, some(modelMembers, n)...)...)
 	case x < 525:
+		if r.IntN(4) == 0 {
+			args := []string{"GEOADD", key}
+			for range n {
+				p := modelPoints[r.IntN(len(modelPoints))]
+				args = append(args, p[0], p[1], one(modelMembers))
+			}
+			return c(args...)
+		}
 		args := []string{"ZADD", key}
 		for range n {
 			args = append(args, one(modelScores), one(modelMembers))

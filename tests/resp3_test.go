@@ -545,6 +545,7 @@ var resp3Uncovered = map[string]string{
 	"compact":        "Shale's own command; Redis 7.0 has none to compare with",
 	"client|setinfo": "Redis 7.2's; 7.0.15 answers an unknown subcommand",
 	"debug":          "its subcommands are diagnostics of each server's internals",
+	"pfdebug":        "needs the debug switch on Shale; tests/hll_test.go covers it against both servers",
 	"shutdown":       "covered by its error case only: the normal reply is the end of the server",
 }
 

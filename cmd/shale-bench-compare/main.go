@@ -350,6 +350,35 @@ var (
 	xreadgroupCommand = []string{"XREADGROUP", "GROUP", "g", "c", "COUNT", "10", "STREAMS", "bench:stream", ">"}
 )
 
+// geoaddCommand and geosearchCommand are the geo tests' commands: points
+// in a one-degree square ("13.000000012345": redis-benchmark writes the
+// random int with 12 digits), then the ten nearest to its middle within
+// 50 km, a search that reads the few geohash cells around the centre.
+var (
+	geoaddCommand    = []string{"GEOADD", "bench:geo", "13.__rand_int__", "38.__rand_int__", "m:__rand_int__"}
+	geosearchCommand = []string{"GEOSEARCH", "bench:geo", "FROMLONLAT", "13.5", "38.5", "BYRADIUS", "50", "km", "COUNT", "10", "ASC"}
+)
+
+// pfaddCommand and pfcountCommand are the HyperLogLog tests' commands:
+// random elements into one key (dense after its first thousand or so),
+// then its count, computed once and then read from the value's cache, as
+// a dashboard's repeated reads of one counter are.
+var (
+	pfaddCommand   = []string{"PFADD", "bench:hll", "e:__rand_int__"}
+	pfcountCommand = []string{"PFCOUNT", "bench:hll"}
+)
+
+// setbitCommand, bitfieldCommand and bitcountCommand are the bitmap
+// tests' commands on one 1 MiB bitmap: SETBIT of its last bit (the first
+// call grows it to 1 MiB; redis-benchmark's zero-padded __rand_int__ is no
+// offset Redis accepts, so the bit is fixed), BITFIELD INCRBY of its last
+// byte, a write every time, then BITCOUNT of the whole MiB.
+var (
+	setbitCommand   = []string{"SETBIT", "bench:bitmap", "8388607", "1"}
+	bitfieldCommand = []string{"BITFIELD", "bench:bitmap", "INCRBY", "u8", "#1048575", "1"}
+	bitcountCommand = []string{"BITCOUNT", "bench:bitmap"}
+)
+
 // workloads are the redis-benchmark invocations of one round.
 func workloads(o options) []workload {
 	sum := sha1.Sum([]byte(evalScript))
@@ -364,6 +393,13 @@ func workloads(o options) []workload {
 		// A tenth as many requests: each XREADGROUP takes ten of the entries
 		// the XADD tests appended, so the reads never run dry.
 		{Tests: "xreadgroup", Requests: o.Requests / 10, Setup: xgroupSetup, Command: xreadgroupCommand},
+		{Tests: "geoadd", Requests: o.Requests, Command: geoaddCommand},
+		{Tests: "geosearch", Requests: o.Requests, Command: geosearchCommand}, // after GEOADD filled the key
+		{Tests: "pfadd", Requests: o.Requests, Command: pfaddCommand},
+		{Tests: "pfcount", Requests: o.Requests, Command: pfcountCommand}, // after PFADD filled the key
+		{Tests: "setbit", Requests: o.Requests, Command: setbitCommand},
+		{Tests: "bitfield", Requests: o.Requests, Command: bitfieldCommand},
+		{Tests: "bitcount", Requests: o.Requests, Command: bitcountCommand}, // of the 1 MiB SETBIT made
 	}
 }
 

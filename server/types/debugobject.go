@@ -48,9 +48,10 @@ func (d *DB) DebugObject(key []byte, listFill int) (info ObjectInfo, ok bool, er
 	}
 	m := ks.m
 	if !m.Type.Composite() {
-		info.Value = m.Value
-		info.SerializedLength = rdbStringLen(m.Value)
-		return info, true, nil
+		v, _, err := ks.stringValue() // a fragmented string's whole value
+		info.Value = v
+		info.SerializedLength = rdbStringLen(v)
+		return info, err == nil, err
 	}
 	info.UID = m.UID
 	var blob, elems int64 // a listpack's entries; the elements' RDB strings

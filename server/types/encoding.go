@@ -2,6 +2,7 @@ package types
 
 import (
 	"github.com/shaledb/shale/metadata"
+	"github.com/shaledb/shale/server/hll"
 )
 
 // The encodings OBJECT ENCODING reports for hashes, sets and sorted sets,
@@ -22,6 +23,7 @@ type EncodingLimits struct {
 	SetMaxIntsetEntries    int64 // set-max-intset-entries: most members of an intset
 	ZSetMaxListpackEntries int64 // zset-max-listpack-entries: most members of a listpack zset
 	ZSetMaxListpackValue   int64 // zset-max-listpack-value: longest member, in bytes
+	HLLSparseMaxBytes      int64 // hll-sparse-max-bytes: largest sparse HyperLogLog, header included
 }
 
 // DefaultEncodingLimits are Redis 7.0's built-in defaults (not the values
@@ -33,6 +35,7 @@ func DefaultEncodingLimits() EncodingLimits {
 		SetMaxIntsetEntries:    512,
 		ZSetMaxListpackEntries: 128,
 		ZSetMaxListpackValue:   64,
+		HLLSparseMaxBytes:      hll.DefaultSparseMaxBytes,
 	}
 }
 

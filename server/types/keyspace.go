@@ -165,7 +165,7 @@ func (src *keyState) moveTo(b *store.Batch, dst *keyState) {
 	dst.m = m
 	dst.live = true
 	b.AddKeys(int(dst.phys), 1)
-	if m.Type.Composite() {
+	if m.OwnsUID() {
 		b.Put(store.CFBookkeeping, metadata.AppendBookKey(nil, m.UID),
 			metadata.Book{Type: m.Type, DB: dst.phys, Key: dst.key}.Append(nil))
 	}
@@ -249,9 +249,19 @@ func (d *DB) Copy(src []byte, to *DB, dst []byte, exists IfExists) (bool, error)
 			return err
 		}
 		uid := kd.m.UID
+		if ks.m.Frag {
+			// A string's create gave it no uid: a fragmented copy needs
+			// one of its own, and its bookkeeping record.
+			var err error
+			if uid, err = kd.db.st.NewUID(); err != nil {
+				return err
+			}
+			b.Put(store.CFBookkeeping, metadata.AppendBookKey(nil, uid),
+				metadata.Book{Type: metadata.TypeString, DB: kd.phys, Key: kd.key}.Append(nil))
+		}
 		kd.m = ks.m
 		kd.m.UID = uid
-		if ks.m.Type.Composite() {
+		if ks.m.OwnsUID() {
 			if err := d.copySubs(b, ks.m.UID, uid); err != nil {
 				return err
 			}
@@ -302,6 +312,9 @@ func (d *DB) ObjectEncoding(key []byte) (string, bool, error) {
 	switch ks.m.Type {
 	case metadata.TypeString:
 		v := ks.m.Value
+		if ks.m.Frag || ks.m.Raw {
+			return "raw", true, nil // changed in place, or longer than fragThreshold
+		}
 		if _, ok := ParseInt(v); ok && len(v) <= 20 {
 			return "int", true, nil
 		}

@@ -114,9 +114,9 @@ func (ks *keyState) removeRecords(b *store.Batch) {
 	d := ks.db
 	old := ks.diskMeta
 	b.Delete(store.CFMeta, ks.mkey)
-	if old.Type.Composite() {
+	if old.OwnsUID() {
 		b.Delete(store.CFBookkeeping, metadata.AppendBookKey(nil, old.UID))
-		if int64(old.Size) >= d.st.ReclaimMinElements() {
+		if int64(ownedRecords(old)) >= d.st.ReclaimMinElements() {
 			b.Reclaim(old.UID)
 		}
 	}

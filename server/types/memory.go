@@ -31,11 +31,16 @@ func (d *DB) MemoryUsage(key []byte, samples int64) (n int64, ok bool, err error
 		ek := metadata.ExpireKey{ExpireMs: m.ExpireMs, DB: ks.phys, Key: key}
 		n += int64(len(ek.Append(nil))) + recordOverhead
 	}
-	if !m.Type.Composite() || m.Size == 0 {
+	if !m.OwnsUID() || m.Size == 0 {
 		return n, true, nil
 	}
 	book := metadata.Book{Type: m.Type, DB: ks.phys, Key: key}
 	n += int64(len(metadata.AppendBookKey(nil, m.UID))+len(book.Append(nil))) + recordOverhead
+	if m.Frag {
+		// Counted as if every fragment were written: a sparse bitmap's
+		// missing ones cost nothing, but finding them would read it all.
+		return n + int64(m.Size) + int64(fragCount(m.Size))*(int64(len(subkey.AppendFragKey(nil, 0, 0)))+recordOverhead), true, nil
+	}
 	want := m.Size
 	if samples > 0 && uint64(samples) < want {
 		want = uint64(samples)

@@ -306,7 +306,7 @@ func (d *DB) lookupByPattern(pattern, elem []byte, now int64) ([]byte, bool, err
 		if ks.m.Type != metadata.TypeString {
 			return nil, false, nil
 		}
-		return ks.m.Value, true, nil
+		return ks.stringValue()
 	}
 	if ks.m.Type != metadata.TypeHash {
 		return nil, false, nil

@@ -17,16 +17,42 @@ func (ks *keyState) stringValue() ([]byte, bool, error) {
 	if ks.m.Type != metadata.TypeString {
 		return nil, false, ErrWrongType
 	}
+	if ks.m.Frag {
+		v, err := ks.fragRange(0, ks.m.Size)
+		return v, err == nil, err
+	}
 	return ks.m.Value, true, nil
 }
 
-// setString makes the key a string holding val, with expireMs (0 = none).
+// isString is stringValue without the value: whether the key is a live
+// string, ErrWrongType for another type.
+func (ks *keyState) isString() (bool, error) {
+	if !ks.live {
+		return false, nil
+	}
+	if ks.m.Type != metadata.TypeString {
+		return false, ErrWrongType
+	}
+	return true, nil
+}
+
+// setString makes the key a string holding val, with expireMs (0 = none),
+// stored whole: a fragmented value's fragments are given up. The value is
+// a new one, as SET's, not raw (Meta.Raw).
 func (ks *keyState) setString(b *store.Batch, val []byte, expireMs int64) error {
+	return ks.setStringAs(b, val, expireMs, false)
+}
+
+// setStringAs is setString of a value Redis would hold raw (Meta.Raw)
+// when raw is set: one changed in place or built by a bit command.
+func (ks *keyState) setStringAs(b *store.Batch, val []byte, expireMs int64, raw bool) error {
 	if !ks.live || ks.m.Type != metadata.TypeString {
 		if err := ks.create(b, metadata.TypeString); err != nil {
 			return err
 		}
 	}
+	ks.dropFrags(b)
+	ks.m.Raw = raw
 	ks.m.Value = val
 	ks.m.ExpireMs = expireMs
 	ks.save(b)
@@ -195,8 +221,9 @@ func (d *DB) GetEx(key []byte, o GetExOptions) ([]byte, bool, error) {
 }
 
 // modifyString runs fn on the current value (nil when absent) and stores the
-// result, keeping the TTL. fn returns the new value.
-func (d *DB) modifyString(key []byte, fn func(old []byte, exists bool) ([]byte, error)) ([]byte, error) {
+// result, keeping the TTL. fn returns the new value. inPlace: the command
+// changes an existing value in place (APPEND), which Redis then holds raw.
+func (d *DB) modifyString(key []byte, inPlace bool, fn func(old []byte, exists bool) ([]byte, error)) ([]byte, error) {
 	unlock := d.lock(key)
 	defer unlock()
 	ks := &keyState{}
@@ -215,12 +242,12 @@ func (d *DB) modifyString(key []byte, fn func(old []byte, exists bool) ([]byte, 
 	if !ok {
 		expire = 0
 	}
-	return val, d.write(func(b *store.Batch) error { return ks.setString(b, val, expire) })
+	return val, d.write(func(b *store.Batch) error { return ks.setStringAs(b, val, expire, inPlace && ok) })
 }
 
 // Append is APPEND; it returns the new length.
 func (d *DB) Append(key, val []byte) (int64, error) {
-	v, err := d.modifyString(key, func(old []byte, _ bool) ([]byte, error) {
+	v, err := d.modifyString(key, true, func(old []byte, _ bool) ([]byte, error) {
 		if int64(len(old))+int64(len(val)) > d.e.maxString.Load() {
 			return nil, ErrStringTooLong
 		}
@@ -229,20 +256,33 @@ func (d *DB) Append(key, val []byte) (int64, error) {
 	return int64(len(v)), err
 }
 
-// StrLen is STRLEN.
+// StrLen is STRLEN; O(1), a fragmented string's length is in its Meta.
 func (d *DB) StrLen(key []byte) (int64, error) {
-	v, _, err := d.Get(key)
-	return int64(len(v)), err
+	unlock := d.lock(key)
+	defer unlock()
+	ks := &keyState{}
+	if err := d.load(ks, key, d.e.now()); err != nil {
+		return 0, err
+	}
+	if ok, err := ks.isString(); err != nil || !ok {
+		return 0, err
+	}
+	return int64(ks.stringLen()), nil
 }
 
 // GetRange is GETRANGE (and SUBSTR): inclusive, negative indexes count from
 // the end.
 func (d *DB) GetRange(key []byte, start, end int64) ([]byte, error) {
-	v, _, err := d.Get(key)
-	if err != nil {
+	unlock := d.lock(key)
+	defer unlock()
+	ks := &keyState{}
+	if err := d.load(ks, key, d.e.now()); err != nil {
 		return nil, err
 	}
-	n := int64(len(v))
+	if ok, err := ks.isString(); err != nil || !ok {
+		return nil, err
+	}
+	n := int64(ks.stringLen())
 	if start < 0 && end < 0 && start > end {
 		return nil, nil
 	}
@@ -256,7 +296,7 @@ func (d *DB) GetRange(key []byte, start, end int64) ([]byte, error) {
 	if n == 0 || start > end {
 		return nil, nil
 	}
-	return v[start : end+1], nil
+	return ks.stringRange(uint64(start), uint64(end-start+1)) // reads only the range of a fragmented string
 }
 
 // SetRange is SETRANGE; it returns the new length. A missing key with an
@@ -290,13 +330,14 @@ func (d *DB) SetRange(key []byte, offset int64, val []byte) (int64, error) {
 	if ok {
 		expire = ks.m.ExpireMs
 	}
-	return int64(len(nv)), d.write(func(b *store.Batch) error { return ks.setString(b, nv, expire) })
+	// Redis's SETRANGE makes or changes the value in place: raw.
+	return int64(len(nv)), d.write(func(b *store.Batch) error { return ks.setStringAs(b, nv, expire, true) })
 }
 
 // IncrBy is INCR, DECR, INCRBY and DECRBY.
 func (d *DB) IncrBy(key []byte, delta int64) (int64, error) {
 	var n int64
-	_, err := d.modifyString(key, func(old []byte, exists bool) (val []byte, err error) {
+	_, err := d.modifyString(key, false, func(old []byte, exists bool) (val []byte, err error) {
 		val, n, err = incrInt64(old, exists, delta, ErrNotInteger)
 		return val, err
 	})
@@ -307,7 +348,7 @@ func (d *DB) IncrBy(key []byte, delta int64) (int64, error) {
 // The increment comes unparsed because Redis checks the key's type first:
 // a bad increment on a key of another type is ErrWrongType, not ErrNotFloat.
 func (d *DB) IncrByFloat(key, incr []byte) ([]byte, error) {
-	return d.modifyString(key, func(old []byte, exists bool) ([]byte, error) {
+	return d.modifyString(key, false, func(old []byte, exists bool) ([]byte, error) {
 		f, ok := ParseLongDouble(incr)
 		if !ok {
 			return nil, ErrNotFloat

@@ -43,6 +43,10 @@ const (
 	// KeyConsumerCreated: XREADGROUP, XCLAIM or XAUTOCLAIM made a
 	// consumer in a group of the stream (its xgroup-createconsumer event).
 	KeyConsumerCreated
+	// KeyBitsSet: SETBIT or BITFIELD changed the string's bits or grew it
+	// (their setbit event); a BITFIELD whose writes OVERFLOW FAIL refused
+	// may grow the string without it, as in Redis 7.0.
+	KeyBitsSet
 )
 
 // Logging returns a view of d whose writes go into l.
