@@ -48,7 +48,7 @@ func TestAuthRequiredForEveryCommand(t *testing.T) {
 		}
 		want := errNoAuth
 		switch cmd.Name {
-		case "debug", "pfdebug": // PFDEBUG: Shale gates it as DEBUG
+		case "debug":
 			want = errDebugDisabled // as in Redis, checked before authentication
 		case "exec":
 			want = "EXECABORT Transaction discarded because of: " + errNoAuth // as in Redis

@@ -37,9 +37,8 @@ func cmdPFMerge(c *Ctx, args [][]byte) error {
 // whatever the subcommand. GETREG and TODENSE turn a sparse value dense,
 // and store it so.
 func cmdPFDebug(c *Ctx, args [][]byte) error {
-	// The dispatcher refuses PFDEBUG without the debug switch, as DEBUG;
-	// a script's call (which DEBUG's noscript flag forbids, and PFDEBUG's
-	// Redis flags allow) comes here without passing it.
+	// Shale's own gate (Redis has none for PFDEBUG): after AUTH, unlike
+	// DEBUG's, which Redis checks before it; scripts come here too.
 	if !c.Srv.config().Server.EnableDebugCommand {
 		return errDebugDisabled
 	}
@@ -101,7 +100,7 @@ var hllCommands = []Command{
 		doc("Return the approximated cardinality of the set(s) observed by the HyperLogLog at key(s).", "2.8.9", "hyperloglog", "O(1) with a very small average constant time when called with a single key. O(N) with N being the number of keys, and much bigger constant times, when called with multiple keys.", "key [key ...]"),
 	cmd("pfmerge", -2, Write|DenyOOM, 1, -1, 1, cmdPFMerge).keyFlags(KeyRW|KeyAccess|KeyInsert, KeyRO|KeyAccess).
 		doc("Merge N different HyperLogLogs into a single one.", "2.8.9", "hyperloglog", "O(N) to merge N HyperLogLogs, but with high constant times.", "destkey [sourcekey [sourcekey ...]]"),
-	// PFDEBUG needs server.enable_debug_command, as DEBUG does (server.go).
+	// PFDEBUG needs server.enable_debug_command, as DEBUG does (cmdPFDebug).
 	cmd("pfdebug", 3, Write|DenyOOM|Admin, 2, 2, 1, cmdPFDebug).keyFlags(KeyRW|KeyAccess).
 		doc("Internal commands for debugging HyperLogLog values", "2.8.9", "hyperloglog", "N/A", "subcommand key"),
 	cmd("pfselftest", 1, Admin, 0, 0, 0, cmdPFSelfTest).

@@ -378,7 +378,7 @@ func (s *Server) dispatch(c *Client, conn redcon.Conn, args [][]byte) {
 			return
 		}
 	}
-	if (name == "debug" || name == "pfdebug") && !s.config().Server.EnableDebugCommand {
+	if name == "debug" && !s.config().Server.EnableDebugCommand {
 		s.rejectCommand(c, conn, cmd, errDebugDisabled)
 		return
 	}
