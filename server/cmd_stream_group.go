@@ -643,18 +643,7 @@ func cmdXInfoGroups(c *Ctx, args [][]byte) error {
 		r.Int(g.Pending)
 		r.BulkString("last-delivered-id")
 		r.Bulk(g.LastID.AppendText(buf[:0]))
-		r.BulkString("entries-read")
-		if g.EntriesRead >= 0 {
-			r.Int(g.EntriesRead)
-		} else {
-			r.Null()
-		}
-		r.BulkString("lag")
-		if g.LagKnown {
-			r.Int(g.Lag)
-		} else {
-			r.Null()
-		}
+		writeGroupProgress(r, g)
 	}
 	return nil
 }
@@ -768,18 +757,7 @@ func streamFullGroups(c *Ctx, key []byte, count int64) (write func(), err error)
 			r.Bulk(g.Name)
 			r.BulkString("last-delivered-id")
 			r.Bulk(g.LastID.AppendText(buf[:0]))
-			r.BulkString("entries-read")
-			if g.EntriesRead >= 0 {
-				r.Int(g.EntriesRead)
-			} else {
-				r.Null()
-			}
-			r.BulkString("lag")
-			if g.LagKnown {
-				r.Int(g.Lag)
-			} else {
-				r.Null()
-			}
+			writeGroupProgress(r, g.GroupInfo)
 			r.BulkString("pel-count")
 			r.Int(g.Pending)
 			r.BulkString("pending")
@@ -812,4 +790,21 @@ func streamFullGroups(c *Ctx, key []byte, count int64) (write func(), err error)
 			}
 		}
 	}, nil
+}
+
+// writeGroupProgress writes a group's entries-read and lag fields, as
+// XINFO GROUPS and XINFO STREAM FULL show them: null when unknown.
+func writeGroupProgress(r Reply, g types.GroupInfo) {
+	r.BulkString("entries-read")
+	if g.EntriesRead >= 0 {
+		r.Int(g.EntriesRead)
+	} else {
+		r.Null()
+	}
+	r.BulkString("lag")
+	if g.LagKnown {
+		r.Int(g.Lag)
+	} else {
+		r.Null()
+	}
 }
