@@ -435,10 +435,19 @@ func cmdXSetID(c *Ctx, args [][]byte) error {
 	return nil
 }
 
-// XREAD [COUNT count] [BLOCK milliseconds] STREAMS key [key ...] id [id ...]
-func cmdXRead(c *Ctx, args [][]byte) error {
-	var count int64
-	timeout := time.Duration(-1)
+// xreadArgs are XREAD's and XREADGROUP's options, read by one parser as
+// Redis reads them: GROUP and NOACK are refused for XREAD, BLOCK from a
+// script for both.
+type xreadArgs struct {
+	count           int64
+	timeout         time.Duration // -1: no BLOCK
+	keys, ids       [][]byte
+	group, consumer []byte // XREADGROUP's GROUP
+	noack           bool
+}
+
+func parseXRead(c *Ctx, args [][]byte, readGroup bool) (xreadArgs, error) {
+	x := xreadArgs{timeout: -1}
 	streamsAt := 0
 	for i := 1; i < len(args) && streamsAt == 0; i++ {
 		more := len(args) - 1 - i
@@ -446,39 +455,60 @@ func cmdXRead(c *Ctx, args [][]byte) error {
 		case is(args[i], "BLOCK") && more > 0:
 			if inScript(c) {
 				// Redis refuses it, rather than try once as in MULTI.
-				return replyError("ERR " + string(args[0]) + " command is not allowed with BLOCK option from scripts")
+				return x, replyError("ERR " + string(args[0]) + " command is not allowed with BLOCK option from scripts")
 			}
 			i++
 			ms, err := parseBlockMs(args[i])
 			if err != nil {
-				return err
+				return x, err
 			}
-			timeout = ms
+			x.timeout = ms
 		case is(args[i], "COUNT") && more > 0:
 			i++
 			n, err := parseInt(args[i])
 			if err != nil {
-				return err
+				return x, err
 			}
-			count = max(n, 0)
+			x.count = max(n, 0)
 		case is(args[i], "STREAMS") && more > 0:
 			streamsAt = i + 1
 			if (len(args)-streamsAt)%2 != 0 {
-				return errXReadUnbalanced
+				return x, errXReadUnbalanced // XREADGROUP's too, in Redis 7.0
 			}
 		case is(args[i], "GROUP") && more >= 2:
-			return errXReadGroupOption
+			if !readGroup {
+				return x, errXReadGroupOption
+			}
+			x.group, x.consumer = args[i+1], args[i+2]
+			i += 2
 		case is(args[i], "NOACK"):
-			return errXReadNoAckOption
+			if !readGroup {
+				return x, errXReadNoAckOption
+			}
+			x.noack = true
 		default:
-			return errSyntax
+			return x, errSyntax
 		}
 	}
 	if streamsAt == 0 {
-		return errSyntax
+		return x, errSyntax
+	}
+	if readGroup && x.group == nil {
+		return x, errXReadGroupNoGroup
 	}
 	n := (len(args) - streamsAt) / 2
-	keys := args[streamsAt : streamsAt+n]
+	x.keys, x.ids = args[streamsAt:streamsAt+n], args[streamsAt+n:]
+	return x, nil
+}
+
+// XREAD [COUNT count] [BLOCK milliseconds] STREAMS key [key ...] id [id ...]
+func cmdXRead(c *Ctx, args [][]byte) error {
+	x, err := parseXRead(c, args, false)
+	if err != nil {
+		return err
+	}
+	count, timeout, keys := x.count, x.timeout, x.keys
+	n := len(keys)
 	ids := make([]types.StreamID, n)
 	for i, key := range keys {
 		// Each key is looked up (its type checked) before its ID is read.
@@ -486,7 +516,7 @@ func cmdXRead(c *Ctx, args [][]byte) error {
 		if err != nil {
 			return err
 		}
-		switch arg := args[streamsAt+n+i]; {
+		switch arg := x.ids[i]; {
 		case len(arg) == 1 && arg[0] == '$':
 			ids[i] = last
 		case len(arg) == 1 && arg[0] == '>':

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"math"
 	"strconv"
-	"time"
 
 	"github.com/shaledb/shale/server/types"
 )
@@ -227,50 +226,12 @@ func cmdXGroupHelp(c *Ctx, _ [][]byte) error {
 
 // XREADGROUP GROUP group consumer [COUNT count] [BLOCK milliseconds] [NOACK] STREAMS key [key ...] id [id ...]
 func cmdXReadGroup(c *Ctx, args [][]byte) error {
-	var count int64
-	var group, consumer []byte
-	noack := false
-	timeout := time.Duration(-1)
-	streamsAt := 0
-	for i := 1; i < len(args) && streamsAt == 0; i++ {
-		more := len(args) - 1 - i
-		switch {
-		case is(args[i], "BLOCK") && more > 0:
-			i++
-			ms, err := parseBlockMs(args[i])
-			if err != nil {
-				return err
-			}
-			timeout = ms
-		case is(args[i], "COUNT") && more > 0:
-			i++
-			n, err := parseInt(args[i])
-			if err != nil {
-				return err
-			}
-			count = max(n, 0)
-		case is(args[i], "STREAMS") && more > 0:
-			streamsAt = i + 1
-			if (len(args)-streamsAt)%2 != 0 {
-				return errXReadUnbalanced // Redis 7.0 words it as XREAD's
-			}
-		case is(args[i], "GROUP") && more >= 2:
-			group, consumer = args[i+1], args[i+2]
-			i += 2
-		case is(args[i], "NOACK"):
-			noack = true
-		default:
-			return errSyntax
-		}
+	x, err := parseXRead(c, args, true)
+	if err != nil {
+		return err
 	}
-	if streamsAt == 0 {
-		return errSyntax
-	}
-	if group == nil {
-		return errXReadGroupNoGroup
-	}
-	n := (len(args) - streamsAt) / 2
-	keys := args[streamsAt : streamsAt+n]
+	count, timeout, keys, group, consumer, noack := x.count, x.timeout, x.keys, x.group, x.consumer, x.noack
+	n := len(keys)
 	// history[i]: the key is read from the consumer's pending entries
 	// after ids[i]; otherwise (">") its new entries.
 	ids := make([]types.StreamID, n)
@@ -280,7 +241,7 @@ func cmdXReadGroup(c *Ctx, args [][]byte) error {
 		if err := c.DB.StreamGroupExists(key, group); err != nil {
 			return groupLookupErr(err, "", replyError("NOGROUP No such key '"+cName(key)+"' or consumer group '"+cName(group)+"' in XREADGROUP with GROUP option"))
 		}
-		switch arg := args[streamsAt+n+i]; {
+		switch arg := x.ids[i]; {
 		case len(arg) == 1 && arg[0] == '$':
 			return errXReadGroupDollar
 		case len(arg) == 1 && arg[0] == '>':

@@ -152,6 +152,7 @@ func TestStreamXReadGroup(t *testing.T) {
 			{cmd("XREADGROUP", "GROUP", "g", "c", "COUNT", "x", "STREAMS", "s", ">"), errText("ERR value is not an integer or out of range")},
 			{cmd("XREADGROUP", "GROUP", "g", "c", "BLOCK", "-1", "STREAMS", "s", ">"), errText("ERR timeout is negative")},
 			{cmd("XGROUP", "CREATE", "s", "g", "$", "MKSTREAM"), ok},
+			{cmd("EVAL", "return redis.pcall('XREADGROUP', 'GROUP', 'g', 'c', 'BLOCK', '0', 'STREAMS', 's', '>')", "0"), errText("ERR XREADGROUP command is not allowed with BLOCK option from scripts")},
 			{cmd("XREADGROUP", "GROUP", "g", "c", "STREAMS", "s", "$"), errText("ERR The $ ID is meaningless in the context of XREADGROUP: you want to read the history of this consumer by specifying a proper ID, or use the > ID to get new messages. The $ ID would just return an empty result set.")},
 			{cmd("XREADGROUP", "GROUP", "g", "c", "STREAMS", "s", "bad"), errStreamID},
 			{cmd("XREADGROUP", "GROUP", "nog", "c", "STREAMS", "s", ">"), errText("NOGROUP No such key 's' or consumer group 'nog' in XREADGROUP with GROUP option")},
