@@ -256,6 +256,24 @@ func (d *DB) iterSub(uid uint64, fn func(sub, val []byte) bool) error {
 	})
 }
 
+// iterate walks [lower, upper) of cf like Iterate, for a callback that can
+// fail: the first error stops the walk and is returned.
+func (d *DB) iterate(cf store.CF, lower, upper []byte, reverse bool, fn func(k, v []byte) (more bool, err error)) error {
+	var ferr error
+	err := d.rd.Iterate(cf, lower, upper, reverse, func(k, v []byte) bool {
+		more, err := fn(k, v)
+		if err != nil {
+			ferr = err
+			return false
+		}
+		return more
+	})
+	if err == nil {
+		err = ferr
+	}
+	return err
+}
+
 // checkSize, with the invariants build tag, panics when a live composite
 // key's Size differs from the number of its sub-keys. The caller holds the
 // key's lock and has written its batch.

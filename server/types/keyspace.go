@@ -367,27 +367,20 @@ func (d *DB) forEachKey(after []byte, fn func(mkey, key []byte, m metadata.Meta)
 		lower = append(append([]byte{}, after...), 0)
 	}
 	now := d.e.now()
-	var ierr error
-	err := d.rd.Iterate(store.CFMeta, lower, upper, false, func(mk, v []byte) bool {
+	return d.iterate(store.CFMeta, lower, upper, false, func(mk, v []byte) (bool, error) {
 		_, key, err := metadata.DecodeMetaKey(mk)
 		if err != nil {
-			ierr = err
-			return false
+			return false, err
 		}
 		m, err := metadata.DecodeMeta(v)
 		if err != nil {
-			ierr = err
-			return false
+			return false, err
 		}
 		if m.Expired(now) {
-			return true
+			return true, nil
 		}
-		return fn(mk, key, m)
+		return fn(mk, key, m), nil
 	})
-	if err != nil {
-		return err
-	}
-	return ierr
 }
 
 // Keys is KEYS.

@@ -184,24 +184,19 @@ func (d *DB) sortLoad(ks *keyState, dontSort, desc bool, start, end int64) ([]so
 			}
 			skip, want = start, end-start+1
 		}
-		var ierr error
-		err := d.rd.Iterate(store.CFScore, lower, upper, dontSort && desc, func(k, _ []byte) bool {
+		err := d.iterate(store.CFScore, lower, upper, dontSort && desc, func(k, _ []byte) (bool, error) {
 			if skip > 0 {
 				skip--
-				return true
+				return true, nil
 			}
 			_, _, member, err := subkey.DecodeScoreKey(k)
 			if err != nil {
-				ierr = err
-				return false
+				return false, err
 			}
 			add(member)
 			want--
-			return want > 0
+			return want > 0, nil
 		})
-		if err == nil {
-			err = ierr
-		}
 		return elems, err
 	}
 	return nil, ErrWrongType

@@ -282,12 +282,10 @@ func (d *DB) trimStream(b *store.Batch, ks *keyState, t StreamTrim, pending *Str
 	from := ks.liveFrom(lower)
 	var seen uint64
 	var firstKept, nodeFirst []byte // sub-keys: the first stored entry kept; the current node's first
-	var ierr error
-	err = d.rd.Iterate(store.CFSubkey, from, upper, false, func(k, _ []byte) bool {
+	err = d.iterate(store.CFSubkey, from, upper, false, func(k, _ []byte) (bool, error) {
 		_, ms, seq, err := subkey.DecodeStreamEntryKey(k)
 		if err != nil {
-			ierr = err
-			return false
+			return false, err
 		}
 		if nodeRun == 0 {
 			nodeFirst = append(nodeFirst[:0], k...)
@@ -300,11 +298,8 @@ func (d *DB) trimStream(b *store.Batch, ks *keyState, t StreamTrim, pending *Str
 				firstKept = append([]byte(nil), k...)
 			}
 		}
-		return !stop
+		return !stop, nil
 	})
-	if err == nil {
-		err = ierr
-	}
 	if err != nil {
 		return 0, keepNew, fmt.Errorf("stream %q: %w", ks.key, err)
 	}
@@ -439,23 +434,18 @@ func (d *DB) XDel(key []byte, parse func() ([]StreamID, error)) (int64, error) {
 		// The new first entry is the first stored one not removed.
 		lower, upper := entryBounds(ks.m.UID)
 		lower = ks.entryKey(sm.FirstID)
-		var ierr error
-		err = d.rd.Iterate(store.CFSubkey, lower, upper, false, func(k, _ []byte) bool {
+		err = d.iterate(store.CFSubkey, lower, upper, false, func(k, _ []byte) (bool, error) {
 			_, ms, seq, err := subkey.DecodeStreamEntryKey(k)
 			if err != nil {
-				ierr = err
-				return false
+				return false, err
 			}
 			id := StreamID{Ms: ms, Seq: seq}
 			if seen[id] {
-				return true
+				return true, nil
 			}
 			sm.FirstID = id
-			return false
+			return false, nil
 		})
-		if err == nil {
-			err = ierr
-		}
 		if err != nil {
 			return 0, fmt.Errorf("xdel %q: %w", key, err)
 		}
@@ -506,26 +496,20 @@ func (d *DB) streamRange(ks *keyState, start, end StreamID, count int64, rev boo
 	lower := ks.entryKey(start)
 	upper := append(ks.entryKey(end), 0) // the successor of end's key: end included
 	out := make([]StreamEntry, 0, min(records, 1024))
-	var ierr error
-	err := v.rd.Iterate(store.CFSubkey, lower, upper, rev, func(k, val []byte) bool {
+	err := v.iterate(store.CFSubkey, lower, upper, rev, func(k, val []byte) (bool, error) {
 		_, ms, seq, err := subkey.DecodeStreamEntryKey(k)
 		if err != nil {
-			ierr = err
-			return false
+			return false, err
 		}
 		// One copy of the value, which the items alias: val is valid
 		// only during the call.
 		items, err := subkey.DecodeStreamValue(nil, bytes.Clone(val))
 		if err != nil {
-			ierr = err
-			return false
+			return false, err
 		}
 		out = append(out, StreamEntry{ID: StreamID{Ms: ms, Seq: seq}, Items: items})
-		return count <= 0 || int64(len(out)) < count
+		return count <= 0 || int64(len(out)) < count, nil
 	})
-	if err == nil {
-		err = ierr
-	}
 	if err != nil {
 		return nil, fmt.Errorf("stream %q: %w", ks.key, err)
 	}
@@ -628,26 +612,20 @@ func (d *DB) XSetID(key []byte, id StreamID, entriesAdded int64, maxDeleted Stre
 // stream ks; ok is false when it has none.
 func (d *DB) edgeEntry(ks *keyState, last bool) (e StreamEntry, ok bool, err error) {
 	lower, upper := entryBounds(ks.m.UID)
-	var ierr error
-	err = d.rd.Iterate(store.CFSubkey, ks.liveFrom(lower), upper, last, func(k, val []byte) bool {
+	err = d.iterate(store.CFSubkey, ks.liveFrom(lower), upper, last, func(k, val []byte) (bool, error) {
 		_, ms, seq, err := subkey.DecodeStreamEntryKey(k)
 		if err != nil {
-			ierr = err
-			return false
+			return false, err
 		}
 		// One copy of the value, which the items alias: val is valid
 		// only during the call.
 		items, err := subkey.DecodeStreamValue(nil, bytes.Clone(val))
 		if err != nil {
-			ierr = err
-			return false
+			return false, err
 		}
 		e, ok = StreamEntry{ID: StreamID{Ms: ms, Seq: seq}, Items: items}, true
-		return false
+		return false, nil
 	})
-	if err == nil {
-		err = ierr
-	}
 	if err != nil {
 		return e, false, fmt.Errorf("stream %q: %w", ks.key, err)
 	}

@@ -274,20 +274,15 @@ func (d *DB) XGroupDelConsumer(key, group, consumer []byte) (pending int64, ok b
 	lower := subkey.AppendStreamConsumerPendingPrefix(nil, ks.m.UID, g.v.GID, c.v.CID)
 	upper := subkey.AppendStreamConsumerPendingPrefix(nil, ks.m.UID, g.v.GID, c.v.CID+1)
 	err = d.write(func(b *store.Batch) error {
-		var ierr error
-		err := d.rd.Iterate(store.CFSubkey, lower, upper, false, func(k, _ []byte) bool {
+		err := d.iterate(store.CFSubkey, lower, upper, false, func(k, _ []byte) (bool, error) {
 			ms, seq, err := subkey.DecodeStreamConsumerPendingKey(k)
 			if err != nil {
-				ierr = err
-				return false
+				return false, err
 			}
 			b.Delete(store.CFSubkey, subkey.AppendStreamPendingKey(nil, ks.m.UID, g.v.GID, ms, seq))
 			pending++
-			return true
+			return true, nil
 		})
-		if err == nil {
-			err = ierr
-		}
 		if err != nil {
 			return err
 		}
@@ -491,19 +486,14 @@ func (d *DB) consumerHistory(ks *keyState, g *streamGroup, c *streamConsumer, af
 	lower := subkey.AppendStreamConsumerPendingKey(nil, uid, gid, c.v.CID, start.Ms, start.Seq)
 	upper := subkey.AppendStreamConsumerPendingPrefix(nil, uid, gid, c.v.CID+1)
 	var ids []StreamID
-	var ierr error
-	err := d.rd.Iterate(store.CFSubkey, lower, upper, false, func(k, _ []byte) bool {
+	err := d.iterate(store.CFSubkey, lower, upper, false, func(k, _ []byte) (bool, error) {
 		ms, seq, err := subkey.DecodeStreamConsumerPendingKey(k)
 		if err != nil {
-			ierr = err
-			return false
+			return false, err
 		}
 		ids = append(ids, StreamID{Ms: ms, Seq: seq})
-		return count <= 0 || int64(len(ids)) < count
+		return count <= 0 || int64(len(ids)) < count, nil
 	})
-	if err == nil {
-		err = ierr
-	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -669,20 +659,15 @@ func (d *DB) XPendingSummary(key, group []byte) (s PendingSummary, err error) {
 	lower := subkey.AppendStreamGroupPrefix(nil, uid, subkey.StreamPending, gid)
 	upper := subkey.AppendStreamGroupPrefix(nil, uid, subkey.StreamPending, gid+1)
 	for _, rev := range []bool{false, true} {
-		var ierr error
-		err := d.rd.Iterate(store.CFSubkey, lower, upper, rev, func(k, _ []byte) bool {
+		err := d.iterate(store.CFSubkey, lower, upper, rev, func(k, _ []byte) (bool, error) {
 			ms, seq, err := subkey.DecodeStreamPendingKey(k)
 			if rev {
 				s.Last = StreamID{Ms: ms, Seq: seq}
 			} else {
 				s.First = StreamID{Ms: ms, Seq: seq}
 			}
-			ierr = err
-			return false
+			return false, err
 		})
-		if err == nil {
-			err = ierr
-		}
 		if err != nil {
 			return s, err
 		}
@@ -698,25 +683,19 @@ func (d *DB) XPendingSummary(key, group []byte) (s PendingSummary, err error) {
 // eachConsumer calls fn for each consumer of g, by name; name is fn's.
 func (d *DB) eachConsumer(ks *keyState, g *streamGroup, fn func(name []byte, v subkey.StreamConsumerValue)) error {
 	uid, gid := ks.m.UID, g.v.GID
-	var ierr error
-	err := d.rd.Iterate(store.CFSubkey, subkey.AppendStreamGroupPrefix(nil, uid, subkey.StreamConsumer, gid),
-		subkey.AppendStreamGroupPrefix(nil, uid, subkey.StreamConsumer, gid+1), false, func(k, val []byte) bool {
+	err := d.iterate(store.CFSubkey, subkey.AppendStreamGroupPrefix(nil, uid, subkey.StreamConsumer, gid),
+		subkey.AppendStreamGroupPrefix(nil, uid, subkey.StreamConsumer, gid+1), false, func(k, val []byte) (bool, error) {
 			name, err := subkey.DecodeStreamConsumerKey(k)
 			if err != nil {
-				ierr = err
-				return false
+				return false, err
 			}
 			v, err := subkey.DecodeStreamConsumerValue(val)
 			if err != nil {
-				ierr = err
-				return false
+				return false, err
 			}
 			fn(bytes.Clone(name), v)
-			return true
+			return true, nil
 		})
-	if err == nil {
-		err = ierr
-	}
 	return err
 }
 
@@ -754,47 +733,39 @@ func (d *DB) XPendingRange(key, group []byte, start, end StreamID, count, minIdl
 		out = append(out, PendingEntry{ID: id, Consumer: bytes.Clone(pv.Consumer), IdleMs: max(idle, 0), Deliveries: int64(pv.Deliveries)})
 		return int64(len(out)) < count
 	}
-	var ierr error
 	if consumer == nil {
 		lower := subkey.AppendStreamPendingKey(nil, uid, gid, start.Ms, start.Seq)
 		upper := append(subkey.AppendStreamPendingKey(nil, uid, gid, end.Ms, end.Seq), 0)
-		err = d.rd.Iterate(store.CFSubkey, lower, upper, false, func(k, val []byte) bool {
+		err = d.iterate(store.CFSubkey, lower, upper, false, func(k, val []byte) (bool, error) {
 			ms, seq, err := subkey.DecodeStreamPendingKey(k)
 			if err != nil {
-				ierr = err
-				return false
+				return false, err
 			}
 			pv, err := subkey.DecodeStreamPendingValue(val)
 			if err != nil {
-				ierr = err
-				return false
+				return false, err
 			}
-			return take(StreamID{Ms: ms, Seq: seq}, pv)
+			return take(StreamID{Ms: ms, Seq: seq}, pv), nil
 		})
 	} else {
-		c, ok, err := d.loadConsumer(ks, g, consumer)
-		if err != nil || !ok {
-			return out, err
+		c, ok, cerr := d.loadConsumer(ks, g, consumer)
+		if cerr != nil || !ok {
+			return out, cerr
 		}
 		lower := subkey.AppendStreamConsumerPendingKey(nil, uid, gid, c.v.CID, start.Ms, start.Seq)
 		upper := append(subkey.AppendStreamConsumerPendingKey(nil, uid, gid, c.v.CID, end.Ms, end.Seq), 0)
-		err = d.rd.Iterate(store.CFSubkey, lower, upper, false, func(k, _ []byte) bool {
+		err = d.iterate(store.CFSubkey, lower, upper, false, func(k, _ []byte) (bool, error) {
 			ms, seq, err := subkey.DecodeStreamConsumerPendingKey(k)
 			if err != nil {
-				ierr = err
-				return false
+				return false, err
 			}
 			id := StreamID{Ms: ms, Seq: seq}
 			_, pv, err := d.pendingRecord(ks, g, id)
 			if err != nil || pv == nil {
-				ierr = err
-				return err == nil
+				return err == nil, err
 			}
-			return take(id, *pv)
+			return take(id, *pv), nil
 		})
-	}
-	if err == nil {
-		err = ierr
 	}
 	return out, err
 }
@@ -991,43 +962,38 @@ func (d *DB) XAutoClaim(key, group, consumer []byte, minIdle int64, start Stream
 	deleted = []StreamID{}
 	lower := subkey.AppendStreamPendingKey(nil, uid, gid, start.Ms, start.Seq)
 	upper := subkey.AppendStreamGroupPrefix(nil, uid, subkey.StreamPending, gid+1)
-	var ierr error
-	err = d.rd.Iterate(store.CFSubkey, lower, upper, false, func(k, val []byte) bool {
+	err = d.iterate(store.CFSubkey, lower, upper, false, func(k, val []byte) (bool, error) {
 		ms, seq, err := subkey.DecodeStreamPendingKey(k)
 		if err != nil {
-			ierr = err
-			return false
+			return false, err
 		}
 		id := StreamID{Ms: ms, Seq: seq}
 		if attempts == 0 || count == 0 {
 			next = id
-			return false
+			return false, nil
 		}
 		attempts--
 		pv, err := subkey.DecodeStreamPendingValue(bytes.Clone(val))
 		if err != nil {
-			ierr = err
-			return false
+			return false, err
 		}
 		pk := bytes.Clone(k)
 		e, found, err := d.streamEntry(ks, id)
 		if err != nil {
-			ierr = err
-			return false
+			return false, err
 		}
 		if !found {
 			pend = append(pend, d.dropPending(ks, g, pk, id, &pv, counts))
 			deleted = append(deleted, id)
 			count--
-			return true
+			return true, nil
 		}
 		if minIdle > 0 && now-pv.DeliveryMs < minIdle {
-			return true
+			return true, nil
 		}
 		if c == nil {
 			if c, _, err = d.consumerFor(ks, g, consumer, now); err != nil {
-				ierr = err
-				return false
+				return false, err
 			}
 		}
 		deliveries := pv.Deliveries
@@ -1036,8 +1002,7 @@ func (d *DB) XAutoClaim(key, group, consumer []byte, minIdle int64, start Stream
 		}
 		p, err := d.reassign(ks, g, c, pk, id, &pv, now, deliveries, counts)
 		if err != nil {
-			ierr = err
-			return false
+			return false, err
 		}
 		pend = append(pend, p)
 		if justID {
@@ -1045,11 +1010,8 @@ func (d *DB) XAutoClaim(key, group, consumer []byte, minIdle int64, start Stream
 		}
 		claimed = append(claimed, Claimed{Entry: e, Found: true})
 		count--
-		return true
+		return true, nil
 	})
-	if err == nil {
-		err = ierr
-	}
 	if err != nil || len(pend) == 0 && c == nil {
 		return next, claimed, deleted, err
 	}
@@ -1087,26 +1049,20 @@ func (d *DB) XInfoGroups(key []byte) ([]GroupInfo, error) {
 	out := []GroupInfo{}
 	lower := subkey.AppendStreamKindPrefix(nil, ks.m.UID, subkey.StreamGroup)
 	upper := subkey.AppendStreamKindPrefix(nil, ks.m.UID, subkey.StreamGroup+1)
-	var ierr error
-	err := d.rd.Iterate(store.CFSubkey, lower, upper, false, func(k, val []byte) bool {
+	err := d.iterate(store.CFSubkey, lower, upper, false, func(k, val []byte) (bool, error) {
 		name, err := subkey.DecodeStreamGroupKey(k)
 		if err != nil {
-			ierr = err
-			return false
+			return false, err
 		}
 		v, err := subkey.DecodeStreamGroupValue(val)
 		if err != nil {
-			ierr = err
-			return false
+			return false, err
 		}
 		lag, ok := groupLag(&ks.m, &v)
 		out = append(out, GroupInfo{Name: bytes.Clone(name), Consumers: int64(v.Consumers), Pending: int64(v.Pending),
 			LastID: StreamID{Ms: v.LastMs, Seq: v.LastSeq}, EntriesRead: v.EntriesRead, Lag: lag, LagKnown: ok})
-		return true
+		return true, nil
 	})
-	if err == nil {
-		err = ierr
-	}
 	return out, err
 }
 
@@ -1233,24 +1189,20 @@ func (d *DB) XInfoGroupsFull(key []byte, count int64) ([]FullGroup, error) {
 // consumer's, whose values lookup reads.
 func (d *DB) fullPending(lower, upper []byte, count int64, id func(k []byte) (StreamID, error), lookup func(StreamID) (*subkey.StreamPendingValue, error)) ([]FullPending, error) {
 	out := []FullPending{}
-	var ierr error
-	err := d.rd.Iterate(store.CFSubkey, lower, upper, false, func(k, val []byte) bool {
+	err := d.iterate(store.CFSubkey, lower, upper, false, func(k, val []byte) (bool, error) {
 		pid, err := id(k)
 		if err != nil {
-			ierr = err
-			return false
+			return false, err
 		}
 		var pv *subkey.StreamPendingValue
 		if lookup != nil {
 			if pv, err = lookup(pid); err != nil || pv == nil {
-				ierr = err
-				return err == nil
+				return err == nil, err
 			}
 		} else {
 			v, err := subkey.DecodeStreamPendingValue(val)
 			if err != nil {
-				ierr = err
-				return false
+				return false, err
 			}
 			pv = &v
 		}
@@ -1259,10 +1211,7 @@ func (d *DB) fullPending(lower, upper []byte, count int64, id func(k []byte) (St
 			fp.Consumer = bytes.Clone(pv.Consumer)
 		}
 		out = append(out, fp)
-		return count <= 0 || int64(len(out)) < count
+		return count <= 0 || int64(len(out)) < count, nil
 	})
-	if err == nil {
-		err = ierr
-	}
 	return out, err
 }
