@@ -190,6 +190,27 @@ type memoryFigures struct {
 	used               uint64 // the Go heap in use plus RocksDB's memory
 	goHeapInuse, goSys uint64
 	rocks              store.MemoryStats
+	gc                 gcFigures
+}
+
+// gcFigures are the Go collector's stop-the-world pauses: how many
+// collections ran, their pauses' total, and the last and the longest of
+// the recent ones (the runtime keeps the last 256), which the tail latency
+// of a request can include.
+type gcFigures struct {
+	cycles                uint32
+	pauseTotal, last, max time.Duration
+}
+
+func gcFiguresOf(ms *runtime.MemStats) gcFigures {
+	g := gcFigures{cycles: ms.NumGC, pauseTotal: time.Duration(ms.PauseTotalNs)}
+	if ms.NumGC > 0 {
+		g.last = time.Duration(ms.PauseNs[(ms.NumGC+255)%256])
+	}
+	for _, p := range ms.PauseNs[:min(int(ms.NumGC), len(ms.PauseNs))] {
+		g.max = max(g.max, time.Duration(p))
+	}
+	return g
 }
 
 func (s *Server) memory() memoryFigures {
@@ -201,6 +222,7 @@ func (s *Server) memory() memoryFigures {
 		goHeapInuse: ms.HeapInuse,
 		goSys:       ms.Sys,
 		rocks:       r,
+		gc:          gcFiguresOf(&ms),
 	}
 }
 
@@ -215,6 +237,10 @@ func infoMemory(s *Server, w *infoWriter) {
 	}
 	w.uint("go_heap_inuse", m.goHeapInuse)
 	w.uint("go_sys", m.goSys)
+	w.uint("go_gc_cycles", uint64(m.gc.cycles))
+	w.uint("go_gc_pause_total_us", uint64(m.gc.pauseTotal/time.Microsecond))
+	w.uint("go_gc_pause_last_us", uint64(m.gc.last/time.Microsecond))
+	w.uint("go_gc_pause_max_recent_us", uint64(m.gc.max/time.Microsecond))
 	w.uint("rocksdb_block_cache_usage", m.rocks.BlockCache)
 	w.uint("rocksdb_memtables", m.rocks.Memtables)
 	w.uint("rocksdb_table_readers", m.rocks.TableReaders)

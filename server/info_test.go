@@ -36,6 +36,7 @@ func TestInfoSections(t *testing.T) {
 		{"clients", "Clients", []string{`connected_clients:1`, `maxclients:10000`, `blocked_clients:0`}},
 		{"memory", "Memory", []string{`used_memory:[1-9]\d*`, `used_memory_human:[\d.]+[BKMGTP]`, `maxmemory:0`,
 			`rocksdb_block_cache_usage:\d+`, `rocksdb_memtables:\d+`,
+			`go_gc_cycles:\d+`, `go_gc_pause_total_us:\d+`, `go_gc_pause_last_us:\d+`, `go_gc_pause_max_recent_us:\d+`,
 			`metadata_cache_max_bytes:33554432`, `subkey_cache_max_bytes:33554432`, `subkey_cache_entries:\d+`}},
 		{"persistence", "Persistence", []string{`loading:0`, `rdb_changes_since_last_save:0`, `rdb_bgsave_in_progress:0`,
 			`aof_enabled:1`, `wal_sync:0`}},
