@@ -388,19 +388,26 @@ func (d *DB) XReadGroup(key, group, consumer []byte, history bool, after StreamI
 	if err != nil {
 		return nil, err
 	}
-	err = d.write(func(b *store.Batch) error {
+	err = d.writePending(ks, g, c, pend, counts, created || len(pend) > 0 || !history && len(entries) > 0)
+	return entries, err
+}
+
+// writePending writes, in one batch, the pending-entry changes pend a
+// command decided, the pending counts of the consumers they moved between,
+// and the group's record when saveGroup.
+func (d *DB) writePending(ks *keyState, g *streamGroup, c *streamConsumer, pend []pendingWrite, counts consumerCounts, saveGroup bool) error {
+	return d.write(func(b *store.Batch) error {
 		for _, p := range pend {
 			p.apply(b)
 		}
 		if err := d.saveCounts(b, ks, g, c, counts); err != nil {
 			return err
 		}
-		if created || len(pend) > 0 || !history && len(entries) > 0 {
+		if saveGroup {
 			g.save(b)
 		}
 		return nil
 	})
-	return entries, err
 }
 
 // pendingWrite is a change to a pending entry one command decided.
@@ -893,16 +900,7 @@ func (d *DB) XClaim(key, group, consumer []byte, minIdle int64, ids []StreamID, 
 	if !groupChanged && !created && c == nil {
 		return out, nil
 	}
-	err = d.write(func(b *store.Batch) error {
-		for _, p := range pend {
-			p.apply(b)
-		}
-		if err := d.saveCounts(b, ks, g, c, counts); err != nil {
-			return err
-		}
-		g.save(b)
-		return nil
-	})
+	err = d.writePending(ks, g, c, pend, counts, true)
 	return out, err
 }
 
@@ -1015,16 +1013,7 @@ func (d *DB) XAutoClaim(key, group, consumer []byte, minIdle int64, start Stream
 	if err != nil || len(pend) == 0 && c == nil {
 		return next, claimed, deleted, err
 	}
-	err = d.write(func(b *store.Batch) error {
-		for _, p := range pend {
-			p.apply(b)
-		}
-		if err := d.saveCounts(b, ks, g, c, counts); err != nil {
-			return err
-		}
-		g.save(b)
-		return nil
-	})
+	err = d.writePending(ks, g, c, pend, counts, true)
 	return next, claimed, deleted, err
 }
 
