@@ -50,22 +50,7 @@ func parseGeoNumber(b []byte, notNum replyError) (float64, error) {
 
 // GEOADD key [NX|XX] [CH] longitude latitude member [longitude latitude member ...]
 func cmdGeoAdd(c *Ctx, args [][]byte) error {
-	var flags types.ZAddFlags
-	ch := false
-	i := 2
-options:
-	for ; i < len(args); i++ {
-		switch {
-		case is(args[i], "NX"):
-			flags |= types.ZAddNX
-		case is(args[i], "XX"):
-			flags |= types.ZAddXX
-		case is(args[i], "CH"):
-			ch = true
-		default:
-			break options
-		}
-	}
+	flags, ch, i := zaddOptions(args, 0, true)
 	triples := args[i:]
 	// Redis hands the rest to ZADD, which refuses an empty list too.
 	if len(triples) == 0 || len(triples)%3 != 0 || flags == types.ZAddNX|types.ZAddXX {

@@ -69,10 +69,12 @@ func cmdZAdd(c *Ctx, args [][]byte) error { return zaddGeneric(c, args, 0) }
 // parsing included: "ZINCRBY k nx m" is a syntax error.
 func cmdZIncrBy(c *Ctx, args [][]byte) error { return zaddGeneric(c, args, types.ZAddIncr) }
 
-func zaddGeneric(c *Ctx, args [][]byte, flags types.ZAddFlags) error {
+// zaddOptions reads ZADD's options after the key into flags: the flags, CH,
+// and the index of the first score. geoadd reads GEOADD's, NX, XX and CH
+// only: there a GT, LT or INCR is the first longitude, as in Redis.
+func zaddOptions(args [][]byte, flags types.ZAddFlags, geoadd bool) (types.ZAddFlags, bool, int) {
 	ch := false
 	i := 2
-options:
 	for ; i < len(args); i++ {
 		switch {
 		case is(args[i], "NX"):
@@ -81,6 +83,8 @@ options:
 			flags |= types.ZAddXX
 		case is(args[i], "CH"):
 			ch = true
+		case geoadd:
+			return flags, ch, i
 		case is(args[i], "INCR"):
 			flags |= types.ZAddIncr
 		case is(args[i], "GT"):
@@ -88,9 +92,14 @@ options:
 		case is(args[i], "LT"):
 			flags |= types.ZAddLT
 		default:
-			break options // the first score
+			return flags, ch, i // the first score
 		}
 	}
+	return flags, ch, i
+}
+
+func zaddGeneric(c *Ctx, args [][]byte, flags types.ZAddFlags) error {
+	flags, ch, i := zaddOptions(args, flags, false)
 	pairs := args[i:]
 	has := func(f types.ZAddFlags) bool { return flags&f != 0 }
 	switch {
