@@ -9,13 +9,14 @@ import (
 
 // Config is the whole server configuration, one field per TOML section.
 type Config struct {
-	Server     Server     `toml:"server"`
-	Storage    Storage    `toml:"storage"`
-	RocksDB    RocksDB    `toml:"rocksdb"`
-	Compaction Compaction `toml:"compaction"`
-	Encoding   Encoding   `toml:"encoding"`
-	Log        Log        `toml:"log"`
-	Metrics    Metrics    `toml:"metrics"`
+	Server      Server      `toml:"server"`
+	Storage     Storage     `toml:"storage"`
+	RocksDB     RocksDB     `toml:"rocksdb"`
+	Compaction  Compaction  `toml:"compaction"`
+	Encoding    Encoding    `toml:"encoding"`
+	Log         Log         `toml:"log"`
+	Metrics     Metrics     `toml:"metrics"`
+	Replication Replication `toml:"replication"`
 }
 
 // Server is the [server] section: the listener and client-facing limits.
@@ -462,6 +463,7 @@ func Default() Config {
 			Level:  "info",
 			Format: "console",
 		},
+		Replication: DefaultReplication(),
 	}
 }
 

@@ -156,6 +156,7 @@ func (c *Config) Validate() error {
 	v.sizeMin("compaction.full_max_bytes_per_sec", m.FullMaxBytesPerSec, 0)
 
 	c.Encoding.validate(&v)
+	c.Replication.validate(&v)
 
 	v.oneOf("log.level", c.Log.Level, logLevels)
 	v.oneOf("log.format", c.Log.Format, logFormats)

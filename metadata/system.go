@@ -151,3 +151,18 @@ func DecodeDBMap(b []byte) ([]uint16, error) {
 	}
 	return phys, nil
 }
+
+// DecodeCounterKey returns the database of a key made by AppendCounterKey
+// or AppendExpiresCounterKey, whether it is the latter, and false for a key
+// that is neither.
+func DecodeCounterKey(key []byte) (db uint16, expires, ok bool) {
+	for _, p := range []struct {
+		prefix  string
+		expires bool
+	}{{counterKeyPrefix, false}, {expiresKeyPrefix, true}} {
+		if len(key) == len(p.prefix)+2 && string(key[:len(p.prefix)]) == p.prefix {
+			return binary.BigEndian.Uint16(key[len(p.prefix):]), p.expires, true
+		}
+	}
+	return 0, false, false
+}

@@ -154,3 +154,23 @@ func FuzzDecodeDBMap(f *testing.F) {
 		}
 	})
 }
+
+func TestDecodeCounterKey(t *testing.T) {
+	for _, tc := range []struct {
+		key     []byte
+		db      uint16
+		expires bool
+		ok      bool
+	}{
+		{AppendCounterKey(nil, 7), 7, false, true},
+		{AppendExpiresCounterKey(nil, 65535), 65535, true, true},
+		{[]byte("shale:keys:"), 0, false, false},
+		{KeyDBMap, 0, false, false},
+		{append(AppendCounterKey(nil, 1), 'x'), 0, false, false},
+	} {
+		db, expires, ok := DecodeCounterKey(tc.key)
+		if db != tc.db || expires != tc.expires || ok != tc.ok {
+			t.Errorf("DecodeCounterKey(%q) = %d %v %v, want %d %v %v", tc.key, db, expires, ok, tc.db, tc.expires, tc.ok)
+		}
+	}
+}

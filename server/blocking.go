@@ -332,13 +332,19 @@ func (s *Server) block(c *Ctx, keys [][]byte, timeout time.Duration, w *waiter) 
 	// SLOWLOG): only the tries count, as in Redis.
 	waitStart := time.Now()
 	defer func() { c.blocked += time.Since(waitStart) }()
+	// A parked client does not use the store: a replica's full sync may
+	// swap its files meanwhile (storeGate).
+	s.gate.leave()
+	defer s.gate.enter()
 	for {
 		select {
 		case key := <-w.wake:
 			c.blocked += time.Since(waitStart)
+			s.gate.enter()
 			s.beginWatchedWrite(c)
 			done, err := attempt([][]byte{key})
 			s.endWatchedWrite(c)
+			s.gate.leave()
 			waitStart = time.Now()
 			w.result <- done
 			if done {

@@ -66,6 +66,12 @@ type Client struct {
 	libName string // CLIENT SETINFO
 	libVer  string
 	monitor bool // in MONITOR mode (monitor.go)
+	// What a replica said in its handshake (REPLCONF): the port it
+	// listens on and the address it announces (replication_primary.go).
+	replPort int
+	replIP   string
+	// replica is set once the client is a replica's link (PSYNC).
+	replica atomic.Pointer[downstream]
 }
 
 func (c *Client) runAfterCommand() {

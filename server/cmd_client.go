@@ -77,8 +77,8 @@ func cmdClientInfo(c *Ctx, _ [][]byte) error {
 }
 
 // CLIENT LIST [TYPE NORMAL|MASTER|REPLICA|PUBSUB] [ID client-id ...]. A
-// Shale client is a normal one or, in subscribed mode, a pubsub one
-// (clientType). TYPE and ID cannot be combined, as in Redis 7.0.
+// Shale client is a replica's link, a normal one or, in subscribed mode, a
+// pubsub one (clientType). TYPE and ID cannot be combined, as in Redis 7.0.
 func cmdClientList(c *Ctx, args [][]byte) error {
 	var ids map[int64]bool // a set: CLIENT LIST ID may name a million ids
 	onlyNone := false
@@ -87,9 +87,11 @@ func cmdClientList(c *Ctx, args [][]byte) error {
 	case len(args) == 2:
 	case len(args) == 4 && is(args[2], "TYPE"):
 		switch t := lower(args[3]); t {
-		case "normal", "pubsub":
+		case "normal", "pubsub", "replica":
 			typ = t
-		case "master", "replica", "slave":
+		case "slave":
+			typ = "replica"
+		case "master":
 			onlyNone = true
 		default:
 			return errUnknownClientType(args[3])
@@ -253,9 +255,14 @@ func (cl *Client) infoLine(now time.Time) string {
 }
 
 // clientType is the client's class, as CLIENT LIST TYPE and CLIENT KILL
-// TYPE name it: "pubsub" in subscribed mode, else "normal" (a MONITOR
-// client too, as in Redis).
+// TYPE name it: "replica" for a replica's link, "pubsub" in subscribed
+// mode, else "normal" (a MONITOR client too, as in Redis). A replica's own
+// link to its primary is no client of its server: TYPE MASTER matches
+// nothing.
 func (cl *Client) clientType() string {
+	if cl.replica.Load() != nil {
+		return "replica"
+	}
 	if cl.subscribed() {
 		return "pubsub"
 	}
@@ -265,6 +272,9 @@ func (cl *Client) clientType() string {
 // clientFlags is the flags field of a CLIENT LIST line.
 func (cl *Client) clientFlags() string {
 	var f strings.Builder
+	if cl.replica.Load() != nil {
+		f.WriteByte('S')
+	}
 	if cl.subscribed() {
 		f.WriteByte('P')
 	}
@@ -361,9 +371,11 @@ func cmdClientKill(c *Ctx, args [][]byte) error {
 			f.id = id
 		case is(args[i], "TYPE"):
 			switch t := lower(v); t {
-			case "normal", "pubsub":
+			case "normal", "pubsub", "replica":
 				f.typ = t
-			case "master", "replica", "slave":
+			case "slave":
+				f.typ = "replica"
+			case "master":
 				noMatch = true
 			default:
 				return errUnknownClientType(v)

@@ -421,6 +421,10 @@ func writeDoc(c *Ctx, d cmdDoc, name string, subs []Subcommand) {
 	if isDeprecated {
 		n += 3
 	}
+	isSyscmd := systemCommands[name]
+	if isSyscmd {
+		n++
+	}
 	r.Map(n)
 	r.BulkString("summary")
 	r.BulkString(d.summary)
@@ -431,6 +435,10 @@ func writeDoc(c *Ctx, d cmdDoc, name string, subs []Subcommand) {
 	if d.complexity != "" {
 		r.BulkString("complexity")
 		r.BulkString(d.complexity)
+	}
+	if isSyscmd {
+		r.BulkString("doc_flags")
+		writeStatusSet(c, []string{"syscmd"})
 	}
 	if isDeprecated { // in Redis's order: after complexity
 		r.BulkString("doc_flags")

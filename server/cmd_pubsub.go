@@ -44,12 +44,14 @@ func cmdSUnsubscribe(c *Ctx, args [][]byte) error {
 // PUBLISH channel message: the number of clients that received it.
 func cmdPublish(c *Ctx, args [][]byte) error {
 	c.Reply().Int(c.Srv.publish(channelSub, args[1], args[2]))
+	c.Srv.propagatePublish("PUBLISH", args[1], args[2])
 	return nil
 }
 
 // SPUBLISH shardchannel message
 func cmdSPublish(c *Ctx, args [][]byte) error {
 	c.Reply().Int(c.Srv.publish(shardSub, args[1], args[2]))
+	c.Srv.propagatePublish("SPUBLISH", args[1], args[2])
 	return nil
 }
 

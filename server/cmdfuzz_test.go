@@ -309,6 +309,11 @@ func (f *cmdFuzzer) restoreConfig() {
 	s.cfg = f.orig
 	s.mu.Unlock()
 	s.applyConfig(&cur, &f.orig)
+	if s.isReplica() {
+		// REPLICAOF made it a replica, which refuses writes: the fuzzer
+		// goes on against a primary.
+		s.replicaOf("", 0, false)
+	}
 }
 
 func (f *cmdFuzzer) reconnect(t testing.TB) {
@@ -381,15 +386,17 @@ func (f *cmdFuzzer) exec(args [][]byte) string {
 		f.id, _ = strconv.ParseInt(first.str, 10, 64)
 	}
 	switch name {
-	case "config|set":
+	case "config|set", "replicaof", "slaveof", "exec":
 		// A new requirepass, maxclients or proto_max_multibulk_len would
-		// refuse what follows, as in Redis: the fuzzer tests CONFIG SET's
-		// replies, not the server under every configuration.
+		// refuse what follows, as in Redis, and so would a replica: the
+		// fuzzer tests CONFIG SET's and REPLICAOF's replies, not the
+		// server under every configuration.
 		f.restoreConfig()
 	case "client|pause":
 		f.s.pause.unpause()
-	case "quit", "monitor", "client|kill", "multi":
-		// The connection may end or change its nature after the reply.
+	case "quit", "monitor", "client|kill", "multi", "psync":
+		// The connection may end or change its nature after the reply
+		// (PSYNC's carries a replication stream then).
 		f.drop()
 		return ""
 	case "subscribe", "psubscribe", "ssubscribe", "unsubscribe", "punsubscribe", "sunsubscribe":

@@ -408,6 +408,7 @@ var configParams = slices.Concat(
 	},
 	encodingParams,
 	redisPersistenceParams,
+	replicationParams,
 )
 
 // Redis's client-output-buffer-limit is one value for three client classes,
@@ -592,7 +593,7 @@ func configDict(cfg *conf.Config) *zerolog.Event {
 	for i := range configParams {
 		p := &configParams[i]
 		v := p.get(cfg)
-		if p.name == "requirepass" && v != "" {
+		if (p.name == "requirepass" || p.name == "masterauth") && v != "" {
 			v = "(set)"
 		}
 		d.Str(p.name, v)

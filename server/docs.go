@@ -29,6 +29,10 @@ type deprecation struct {
 	replacedBy string // Redis's text, markdown and all
 }
 
+// systemCommands are the commands Redis's COMMAND DOCS flags syscmd: the
+// ones servers send each other.
+var systemCommands = map[string]bool{"replconf": true, "psync": true}
+
 // deprecatedCommands are the commands of Shale's table that Redis 7.0
 // deprecates, by name, with Redis's texts.
 var deprecatedCommands = map[string]deprecation{
@@ -46,4 +50,5 @@ var deprecatedCommands = map[string]deprecation{
 	"georadius_ro":         {"6.2.0", "`GEOSEARCH` with the `BYRADIUS` argument"},
 	"georadiusbymember":    {"6.2.0", "`GEOSEARCH` and `GEOSEARCHSTORE` with the `BYRADIUS` and `FROMMEMBER` arguments"},
 	"georadiusbymember_ro": {"6.2.0", "`GEOSEARCH` with the `BYRADIUS` and `FROMMEMBER` arguments"},
+	"slaveof":              {"5.0.0", "`REPLICAOF`"},
 }

@@ -398,6 +398,7 @@ type errReply struct {
 
 // domainReplies maps the errors of server/types to Redis's texts.
 var domainReplies = []errReply{
+	{store.ErrReadOnly, string(errReadOnlyReplica)},
 	{types.ErrWrongType, "WRONGTYPE Operation against a key holding the wrong kind of value"},
 	{types.ErrNotInteger, string(errNotInteger)},
 	{types.ErrNotFloat, string(errNotFloat)},
@@ -477,3 +478,14 @@ func truncate(s string, n int) string {
 	}
 	return s
 }
+
+// Replication (replication.go).
+const (
+	errReadOnlyReplica  replyError = "READONLY You can't write against a read only replica."
+	errNoReplicas       replyError = "NOREPLICAS Not enough good replicas to write."
+	errLoading          replyError = "LOADING Redis is loading the dataset in memory"
+	errNoMasterLink     replyError = "NOMASTERLINK Can't SYNC while not connected with my master"
+	errInvalidPort      replyError = "ERR Invalid master port"
+	errWaitOnReplica    replyError = "ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a replica is configured to be writable (which is not the default) writes to replicas are just local and are not propagated."
+	errReplicaOfReplica replyError = "ERR Command is not valid when client is a replica."
+)

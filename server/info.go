@@ -47,14 +47,6 @@ var infoSections = []infoSection{
 	{"reclaim", "Reclaim", infoReclaim, true},
 }
 
-// masterReplID is INFO replication's master_replid: random per process, as
-// in a Redis that has never been a replica.
-var masterReplID = func() string {
-	var b [20]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}()
-
 // runID identifies this process, as Redis's run_id does.
 var runID = func() string {
 	var b [20]byte
@@ -324,6 +316,9 @@ func infoStats(s *Server, w *infoWriter) {
 	w.str("instantaneous_input_kbps", strconv.FormatFloat(in, 'f', 2, 64))
 	w.str("instantaneous_output_kbps", strconv.FormatFloat(out, 'f', 2, 64))
 	w.int("rejected_connections", st.rejected.Load())
+	w.int("sync_full", s.repl.syncFull.Load())
+	w.int("sync_partial_ok", s.repl.syncPartialOK.Load())
+	w.int("sync_partial_err", s.repl.syncPartialErr.Load())
 	w.int("expired_keys", s.eng.ExpiredKeys())
 	w.int("evicted_keys", 0)
 	w.int("pubsub_channels", int64(s.pubsub.count(channelSub)))
@@ -359,18 +354,69 @@ var recordCaches = []struct {
 	cf   store.CF
 }{{"metadata", store.CFMeta}, {"subkey", store.CFSubkey}}
 
-func infoReplication(_ *Server, w *infoWriter) {
-	w.str("role", "master")
-	w.int("connected_slaves", 0)
+// infoReplication is INFO's replication section, with Redis's fields. The
+// offsets are sequence numbers; the log replicas resume from is RocksDB's
+// (replication.wal_retention), which has no byte figures to show as
+// Redis's backlog fields, so only repl_backlog_active and _size are there.
+func infoReplication(s *Server, w *infoWriter) {
+	s.repl.mu.Lock()
+	u := s.repl.upstream
+	s.repl.mu.Unlock()
+	offset := int64(s.st.LastSequence())
+	cfg := s.config().Replication
+	if u == nil {
+		w.str("role", "master")
+	} else {
+		state := upstreamState(u.state.Load())
+		now := time.Now().UnixMilli()
+		w.str("role", "slave")
+		w.str("master_host", u.host)
+		w.int("master_port", int64(u.port))
+		if state == upConnected {
+			w.str("master_link_status", "up")
+		} else {
+			w.str("master_link_status", "down")
+		}
+		if last := u.lastIO.Load(); last > 0 {
+			w.int("master_last_io_seconds_ago", (now-last)/1000)
+		} else {
+			w.int("master_last_io_seconds_ago", -1)
+		}
+		w.bool("master_sync_in_progress", state == upSync)
+		w.int("slave_read_repl_offset", offset)
+		w.int("slave_repl_offset", offset)
+		if state == upSync {
+			total, read := u.syncTotal.Load(), u.syncRead.Load()
+			w.int("master_sync_total_bytes", total)
+			w.int("master_sync_read_bytes", read)
+			w.int("master_sync_left_bytes", total-read)
+			perc := 0.0
+			if total > 0 {
+				perc = float64(read) * 100 / float64(total)
+			}
+			w.str("master_sync_perc", strconv.FormatFloat(perc, 'f', 2, 64))
+			w.int("master_sync_last_io_seconds_ago", (now-u.lastIO.Load())/1000)
+		}
+		if down := u.downSince.Load(); state != upConnected && down > 0 {
+			w.int("master_link_down_since_seconds", (now-down)/1000)
+		}
+		w.int("slave_priority", int64(cfg.ReplicaPriority))
+		w.bool("slave_read_only", cfg.ReplicaReadOnly)
+		w.int("replica_announced", 1)
+	}
+	lines := s.replicaLines()
+	w.int("connected_slaves", int64(len(lines)))
+	for i, l := range lines {
+		w.str("slave"+strconv.Itoa(i), fmt.Sprintf("ip=%s,port=%d,state=%s,offset=%d,lag=%d", l.ip, l.port, l.state, l.offset, l.lag))
+	}
+	id, id2, offset2 := s.replicationIDs()
 	w.str("master_failover_state", "no-failover")
-	w.str("master_replid", masterReplID)
-	w.str("master_replid2", "0000000000000000000000000000000000000000")
-	w.int("master_repl_offset", 0)
-	w.int("second_repl_offset", -1)
-	w.int("repl_backlog_active", 0)
-	w.int("repl_backlog_size", 0)
-	w.int("repl_backlog_first_byte_offset", 0)
-	w.int("repl_backlog_histlen", 0)
+	w.str("master_replid", id)
+	w.str("master_replid2", id2)
+	w.int("master_repl_offset", offset)
+	w.int("second_repl_offset", offset2)
+	w.bool("repl_backlog_active", cfg.WALRetention.Duration > 0 || cfg.WALRetentionBytes > 0)
+	w.int("repl_backlog_size", int64(cfg.WALRetentionBytes))
 }
 
 func infoCPU(_ *Server, w *infoWriter) {

@@ -223,6 +223,9 @@ func (r *scriptRun) command(args [][]byte) (reply []byte, errText string) {
 	if r.readOnly && flags&(Write|MayReplicate) != 0 {
 		return nil, "ERR Write commands are not allowed from read-only scripts."
 	}
+	if flags&Write != 0 && s.isReplica() {
+		return nil, string(errReadOnlyReplica)
+	}
 	if err := shape.check(shapeName, args); err != "" {
 		run = failWith(err)
 	}
@@ -653,11 +656,7 @@ func (r *runningScript) current() *scriptRun {
 // KILL, SHUTDOWN...) runs at once; any other waits for the script to end,
 // and gets BUSY once it has run for busy-reply-threshold.
 func (s *Server) busyRefuses(cmd *Command, sub int) bool {
-	flags := cmd.Flags
-	if sub >= 0 {
-		flags |= cmd.Subcommands[sub].Flags
-	}
-	if flags&AllowBusy != 0 {
+	if cmd.flagsOf(sub)&AllowBusy != 0 {
 		return false
 	}
 	return s.scriptRunning.waitBusy(time.Duration(s.config().Server.BusyReplyThresholdMs) * time.Millisecond)

@@ -70,6 +70,8 @@ type Server struct {
 	// redcon closes every connection; sweepStop ends closeIdle.
 	closing   atomic.Bool
 	inflight  atomic.Int64
+	gate      storeGate   // held back while a full sync swaps the store's files
+	repl      replication // replication.go
 	drained   chan struct{}
 	sweepStop chan struct{}
 }
@@ -130,6 +132,12 @@ func Start(cfg conf.Config, log zerolog.Logger) (*Server, error) {
 		}
 	}
 	s.rs = redcon.NewServerNetwork("tcp", ln.Addr().String(), s.handle, s.accept, s.closed)
+	if err := s.initReplication(cfg); err != nil {
+		close(s.statsStop)
+		ln.Close()
+		st.Close()
+		return nil, err
+	}
 	eng.Start()
 	// Before the first client is served, so that it is the first thing an
 	// operator sees.
@@ -188,6 +196,7 @@ func (s *Server) Close() error {
 		s.closing.Store(true)
 		s.log.Info().Msg("shutdown: stopped accepting connections")
 		s.blocking.close()
+		s.stopReplication()
 		s.pause.close()
 		s.monitors.close()
 		s.st.CancelManualCompactions() // a COMPACT under way returns now
@@ -291,6 +300,8 @@ func (s *Server) handle(conn redcon.Conn, rc redcon.Command) {
 	}
 	s.inflight.Add(1)
 	defer s.inflight.Add(-1)
+	s.gate.enter()
+	defer s.gate.leave()
 	defer c.runAfterCommand()
 	// Invalidations held back while the batch ran follow its replies
 	// (tracking.go), once the group below is written.
@@ -385,6 +396,12 @@ func (s *Server) dispatch(c *Client, conn redcon.Conn, args [][]byte) {
 	if !c.isAuthed() && cmd.Flags&NoAuth == 0 {
 		s.rejectCommand(c, conn, cmd, errNoAuth)
 		return
+	}
+	if flags := cmd.flagsOf(sub); flags&Write != 0 {
+		if err := s.writeRefusal(); err != "" {
+			s.rejectCommand(c, conn, cmd, err)
+			return
+		}
 	}
 	if err := subscribedModeError(c, cmd, sub); err != "" {
 		s.rejectCommand(c, conn, cmd, err)

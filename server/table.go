@@ -279,6 +279,15 @@ type Subcommand struct {
 	Shape Shape  // the rule on its arguments that Arity cannot express
 }
 
+// flagsOf is the flags of the command, with those of its subcommand sub
+// (-1: none).
+func (c *Command) flagsOf(sub int) Flags {
+	if sub >= 0 {
+		return c.Flags | c.Subcommands[sub].Flags
+	}
+	return c.Flags
+}
+
 func cmd(name string, arity int, flags Flags, first, last, step int, run func(*Ctx, [][]byte) error) Command {
 	return Command{Name: name, Arity: arity, Flags: flags, FirstKey: first, LastKey: last, Step: step, Run: run}
 }
@@ -476,6 +485,7 @@ func allCommands() []Command {
 		lcsCommands,
 		bitmapCommands,
 		hllCommands,
+		replicationCommands,
 	} {
 		all = append(all, family...)
 	}

@@ -1,6 +1,10 @@
 package tests
 
 import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -128,5 +132,173 @@ func TestConfigEncodingFile(t *testing.T) {
 		{cmd("CONFIG", "GET", "appendfsync"), []any{"appendfsync", "always"}},
 		{cmd("HSET", "h", "a", 1, "b", 2, "c", 3), 3},
 		enc("h", "hashtable"),
+	})
+}
+
+// TestConfigReplicationParams: the replication parameters under Redis's
+// names and slave-* aliases, their defaults, ranges and texts. About 1 s.
+func TestConfigReplicationParams(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, c *redis.Client, b backend) {
+		const notInt = "argument couldn't be parsed into an integer"
+		const notBool = "argument must be 'yes' or 'no'"
+		const countRange = "argument must be between 0 and 2147483647 inclusive"
+		const portRange = "argument must be between 0 and 65535 inclusive"
+		const timeoutRange = "argument must be between 1 and 2147483647 inclusive"
+		run(t, c, []step{
+			{cmd("CONFIG", "GET", "replicaof", "slaveof", "masterauth", "masteruser"), pairs(map[string]string{
+				"replicaof": "", "slaveof": "", "masterauth": "", "masteruser": ""})},
+			{cmd("CONFIG", "GET", "*read-only", "*priority", "min-*", "repl-timeout"), pairs(map[string]string{
+				"replica-read-only": "yes", "slave-read-only": "yes",
+				"replica-priority": "100", "slave-priority": "100",
+				"min-replicas-to-write": "0", "min-slaves-to-write": "0",
+				"min-replicas-max-lag": "10", "min-slaves-max-lag": "10",
+				"repl-timeout": "60"})},
+			{cmd("CONFIG", "GET", "replica-announce-*", "slave-announce-*"), pairs(map[string]string{
+				"replica-announce-ip": "", "slave-announce-ip": "",
+				"replica-announce-port": "0", "slave-announce-port": "0"})},
+
+			// REPLICAOF changes the primary, never CONFIG SET.
+			{cmd("CONFIG", "SET", "replicaof", "127.0.0.1 6379"), configFailed("replicaof", "can't set immutable config")},
+			{cmd("CONFIG", "SET", "slaveof", "127.0.0.1 6379"), configFailed("slaveof", "can't set immutable config")},
+
+			{cmd("CONFIG", "SET", "replica-read-only", "maybe"), configFailed("replica-read-only", notBool)},
+			{cmd("CONFIG", "SET", "slave-read-only", "true"), configFailed("slave-read-only", notBool)},
+			{cmd("CONFIG", "SET", "replica-read-only", "YES"), ok},
+			{cmd("CONFIG", "SET", "replica-announce-port", "-1"), configFailed("replica-announce-port", portRange)},
+			{cmd("CONFIG", "SET", "slave-announce-port", "65536"), configFailed("slave-announce-port", portRange)},
+			{cmd("CONFIG", "SET", "replica-announce-port", "abc"), configFailed("replica-announce-port", notInt)},
+			{cmd("CONFIG", "SET", "replica-priority", "-1"), configFailed("replica-priority", countRange)},
+			{cmd("CONFIG", "SET", "slave-priority", "2147483648"), configFailed("slave-priority", countRange)},
+			{cmd("CONFIG", "SET", "min-replicas-to-write", "-1"), configFailed("min-replicas-to-write", countRange)},
+			{cmd("CONFIG", "SET", "min-slaves-to-write", "+5"), configFailed("min-slaves-to-write", notInt)},
+			{cmd("CONFIG", "SET", "min-slaves-to-write", "05"), configFailed("min-slaves-to-write", notInt)},
+			{cmd("CONFIG", "SET", "min-replicas-max-lag", "2147483648"), configFailed("min-replicas-max-lag", countRange)},
+			{cmd("CONFIG", "SET", "repl-timeout", "0"), configFailed("repl-timeout", timeoutRange)},
+			{cmd("CONFIG", "SET", "repl-timeout", "-1"), configFailed("repl-timeout", timeoutRange)},
+			{cmd("CONFIG", "SET", "repl-timeout", "2147483648"), configFailed("repl-timeout", timeoutRange)},
+			{cmd("CONFIG", "SET", "repl-timeout", "soon"), configFailed("repl-timeout", notInt)},
+
+			// The edges of each range; a name and its alias are one setting.
+			{cmd("CONFIG", "SET", "slave-announce-port", "65535", "replica-announce-ip", "203.0.113.7"), ok},
+			{cmd("CONFIG", "GET", "replica-announce-port", "slave-announce-ip"), pairs(map[string]string{
+				"replica-announce-port": "65535", "slave-announce-ip": "203.0.113.7"})},
+			{cmd("CONFIG", "SET", "replica-priority", "0", "min-slaves-to-write", "2147483647", "min-slaves-max-lag", "0"), ok},
+			{cmd("CONFIG", "GET", "slave-priority", "min-replicas-*"), pairs(map[string]string{
+				"slave-priority": "0", "min-replicas-to-write": "2147483647", "min-replicas-max-lag": "0"})},
+			{cmd("CONFIG", "SET", "min-replicas-to-write", "0"), ok}, // or every write gets NOREPLICAS
+			{cmd("CONFIG", "SET", "repl-timeout", "2147483647"), ok},
+			{cmd("CONFIG", "GET", "repl-timeout"), []any{"repl-timeout", "2147483647"}},
+			{cmd("CONFIG", "SET", "repl-timeout", "1"), ok},
+			{cmd("CONFIG", "GET", "repl-timeout"), []any{"repl-timeout", "1"}},
+			{cmd("CONFIG", "SET", "masterauth", "pass word", "masteruser", "repl"), ok},
+			{cmd("CONFIG", "GET", "master*"), pairs(map[string]string{"masterauth": "pass word", "masteruser": "repl"})},
+			{cmd("CONFIG", "SET", "masterauth", ""), ok},
+			{cmd("CONFIG", "GET", "masterauth"), []any{"masterauth", ""}},
+		})
+		if !b.isShale() {
+			return
+		}
+		// A Shale replica applies its primary's log as it is: it cannot
+		// take writes of its own. Redis takes "no".
+		run(t, c, []step{
+			{cmd("CONFIG", "SET", "replica-read-only", "no"), errPrefix("ERR CONFIG SET failed (possibly related to argument 'replica-read-only') - Shale replicas are always read-only")},
+			{cmd("CONFIG", "SET", "slave-read-only", "NO"), errPrefix("ERR CONFIG SET failed (possibly related to argument 'slave-read-only') - Shale replicas are always read-only")},
+			{cmd("CONFIG", "GET", "replica-read-only"), []any{"replica-read-only", "yes"}},
+			// Whole seconds as in Redis, or a duration of at least one.
+			{cmd("CONFIG", "SET", "repl-timeout", "90s"), ok},
+			{cmd("CONFIG", "GET", "repl-timeout"), []any{"repl-timeout", "90"}},
+			{cmd("CONFIG", "SET", "repl-timeout", "500ms"), configFailed("repl-timeout", timeoutRange)},
+			// The write-ahead log retention is read when the store opens.
+			{cmd("CONFIG", "GET", "replication.wal_*"), pairs(map[string]string{
+				"replication.wal_retention": "10m0s", "replication.wal_retention_bytes": "1073741824"})},
+			{cmd("CONFIG", "SET", "replication.wal_retention", "1h"), configFailed("replication.wal_retention", "can't set immutable config")},
+		})
+	})
+}
+
+// TestConfigReplicaOfFollowsReplicaof: CONFIG GET replicaof answers the
+// primary REPLICAOF named, "host port", and "" after REPLICAOF NO ONE. The
+// primary's port has no listener: the link state does not matter. About 1 s.
+func TestConfigReplicaOfFollowsReplicaof(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, c *redis.Client, b backend) {
+		port := strconv.Itoa(freePort(t))
+		run(t, c, []step{
+			{cmd("REPLICAOF", "127.0.0.1", port), ok},
+			{cmd("CONFIG", "GET", "replicaof"), []any{"replicaof", "127.0.0.1 " + port}},
+			{cmd("SLAVEOF", "localhost", port), ok},
+			{cmd("CONFIG", "GET", "slaveof"), []any{"slaveof", "localhost " + port}},
+			{cmd("REPLICAOF", "NO", "ONE"), ok},
+			{cmd("CONFIG", "GET", "replicaof", "slaveof"), pairs(map[string]string{"replicaof": "", "slaveof": ""})},
+		})
+	})
+}
+
+// TestConfigReplicationFile: the [replication] section of the config file
+// sets the parameters, and replicaof makes a replica at start-up. About 1 s.
+func TestConfigReplicationFile(t *testing.T) {
+	portN := freePort(t) // no primary there: the link stays down
+	port := strconv.Itoa(portN)
+	p := startShale(t, shaleOpts{Config: "[replication]\nreplicaof = \"127.0.0.1 " + port + "\"\n" +
+		"masterauth = \"s3cret\"\nreplica_priority = 7\nrepl_timeout = \"2m\"\nwal_retention = \"1s\"\nwal_retention_bytes = 0\n",
+		Flags: []string{"--log-level", "info"}}) // the start-up line lists the config
+	run(t, p.Client, []step{
+		{cmd("CONFIG", "GET", "replicaof"), []any{"replicaof", "127.0.0.1 " + port}},
+		{cmd("CONFIG", "GET", "masterauth", "slave-priority", "repl-timeout", "replication.wal_*"), pairs(map[string]string{
+			"masterauth": "s3cret", "slave-priority": "7", "repl-timeout": "120",
+			"replication.wal_retention": "1s", "replication.wal_retention_bytes": "0"})},
+		{cmd("ROLE"), []any{"slave", "127.0.0.1", portN, anyString, anyInt}},
+		{cmd("SET", "k", "v"), errText("READONLY You can't write against a read only replica.")},
+	})
+	if strings.Contains(p.Output(), "s3cret") {
+		t.Errorf("the server's output shows masterauth:\n%s", p.Output())
+	}
+}
+
+// TestConfigRewriteReplicaOf: a replica stays a replica across a restart
+// when CONFIG REWRITE ran after REPLICAOF (Sentinel relies on it), and a
+// promoted one stays a primary. About 3 s: four server starts.
+func TestConfigRewriteReplicaOf(t *testing.T) {
+	primary := startShale(t, shaleOpts{})
+	confPath := filepath.Join(t.TempDir(), "shale.toml")
+	if err := os.WriteFile(confPath, []byte("# a replica\n[server]\ntimeout = \"0s\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	start := func() *serverProc { return startShale(t, shaleOpts{Dir: dir, Flags: []string{"--config", confPath}}) }
+	primaryPort := strconv.Itoa(primary.Port)
+
+	r := start()
+	// In one transaction, as Sentinel reconfigures a replica.
+	conn := r.Client.Conn()
+	run(t, conn, []step{
+		{cmd("MULTI"), ok},
+		{cmd("REPLICAOF", "127.0.0.1", primaryPort), "QUEUED"},
+		{cmd("CONFIG", "REWRITE"), "QUEUED"},
+		{cmd("EXEC"), []any{ok, ok}},
+	})
+	conn.Close()
+	file, err := os.ReadFile(confPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "[replication]\nreplicaof = \"127.0.0.1 " + primaryPort + "\"\n"; !strings.Contains(string(file), want) {
+		t.Errorf("rewritten file has no %q:\n%s", want, file)
+	}
+	r.Stop()
+
+	r = start()
+	run(t, r.Client, []step{
+		{cmd("CONFIG", "GET", "replicaof"), []any{"replicaof", "127.0.0.1 " + primaryPort}},
+		{cmd("ROLE"), []any{"slave", "127.0.0.1", primary.Port, anyString, anyInt}},
+		{cmd("REPLICAOF", "NO", "ONE"), ok},
+		{cmd("CONFIG", "REWRITE"), ok},
+	})
+	r.Stop()
+
+	r = start()
+	run(t, r.Client, []step{
+		{cmd("CONFIG", "GET", "replicaof"), []any{"replicaof", ""}},
+		{cmd("ROLE"), []any{"master", anyInt, []any{}}},
+		{cmd("SET", "k", "v"), ok},
 	})
 }

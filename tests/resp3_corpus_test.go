@@ -114,6 +114,26 @@ var resp3Corpus = []resp3Case{
 		c("FLUSHDB"),
 		c("FLUSHALL"),
 	}},
+	{"replication", []r3step{
+		// A primary without replicas: its offset is its own (a sequence
+		// number in Shale, bytes in Redis).
+		c("ROLE").with(anyInts),
+		c("WAIT", "0", "0"),
+		c("WAIT", "1", "10"),
+		c("WAIT", "x", "10"),
+		c("WAIT", "1", "-1"),
+		c("REPLCONF", "listening-port", "1234"),
+		c("REPLCONF", "listening-port", "x"),
+		c("REPLCONF", "nosuchoption", "1"),
+		c("REPLCONF", "capa"),
+		c("REPLICAOF", "127.0.0.1", "x"),
+		c("REPLICAOF", "127.0.0.1", "70000"),
+		c("REPLICAOF", "NO", "ONE"),
+		c("SLAVEOF", "NO", "ONE"),
+		c("MULTI"),
+		c("PSYNC", "?", "-1"),
+		c("DISCARD"),
+	}},
 	{"swapdb", []r3step{
 		c("SET", "k", "v"),
 		c("SWAPDB", "0", "1"),

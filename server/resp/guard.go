@@ -4,6 +4,8 @@
 // It knows nothing of the server: the limits, and whether the client is
 // authenticated, reach it through functions.
 //
+// It also reads and writes the frames of a replication link (frames.go).
+//
 // It imports nothing of ours and no third-party library (its tests use
 // conf's defaults and redcon's parser, which the guard's output is for).
 //

@@ -277,6 +277,9 @@ func (s *Store) Write(b *Batch) error {
 	if s.isClosing() {
 		return ErrClosed
 	}
+	if s.readOnly.Load() {
+		return ErrReadOnly
+	}
 	def := s.cfIDs[CFDefault]
 	var zero [8]byte
 	for _, db := range b.resets {
@@ -301,9 +304,11 @@ func (s *Store) Write(b *Batch) error {
 	if b.rep.count == 0 {
 		return nil
 	}
+	b.appendReclaimLog()
 	if err := s.writes.write(s, b); err != nil {
 		return fmt.Errorf("%w: %w", ErrWrite, err)
 	}
+	s.noteWritten()
 	s.cacheWritten(b)
 	if dbs != nil {
 		s.dbs.cur.Store(dbs)

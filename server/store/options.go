@@ -114,6 +114,11 @@ func buildOptions(cfg conf.Config, gc *compaction.GC) (*rocksOptions, error) {
 	o.db.SetCreateIfMissingColumnFamilies(true)
 	o.db.SetMaxBackgroundJobs(r.MaxBackgroundJobs)
 	o.db.SetKeepLogFileNum(5)
+	// Write-ahead log kept after its memtables flushed, for replicas that
+	// fell behind (replication.go): RocksDB archives it and deletes it
+	// past either bound. A size bound is only checked every 10 minutes.
+	o.db.SetWALTtlSeconds(uint64(cfg.Replication.WALRetention.Seconds()))
+	o.db.SetWalSizeLimitMb(uint64(cfg.Replication.WALRetentionBytes+conf.MiB-1) / uint64(conf.MiB))
 	// RocksDB's own LOG file gets fatal lines only. Debian's librocksdb 7.8
 	// is built with assertions, and its info logger aborts the process on
 	// the line after one it failed to write, which is exactly what happens

@@ -2,7 +2,6 @@ package store
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"slices"
 	"sort"
@@ -73,49 +72,24 @@ func (x *pendingIndex) catchUp(b *Batch) error {
 
 // add indexes the record at rep[at:] and returns its length.
 func (x *pendingIndex) add(b *Batch, rep []byte, at int) (int, error) {
-	p := at
-	tag := rep[p]
-	p++
-	cfID := uint32(defaultColumnFamily)
-	switch tag {
-	case tagCFValue, tagCFDeletion, tagCFMerge, tagCFRangeDeletion:
-		id, n := binary.Uvarint(rep[p:])
-		if n <= 0 {
-			return 0, errBadRep
-		}
-		cfID, p = uint32(id), p+n
+	r, next, err := readRecord(rep, at)
+	if err != nil {
+		return 0, err
 	}
-	cf, ok := b.s.cfOfID(cfID)
-	if !ok {
-		return 0, errBadRep
-	}
-	first, p, ok := readVarstring(rep, p)
-	if !ok {
+	cf, ok := b.s.cfOfID(r.cf)
+	if !ok || r.tag == tagLogData {
 		return 0, errBadRep
 	}
 	x.seq++
-	switch tag {
-	case tagValue, tagCFValue, tagMerge, tagCFMerge:
-		val, end, ok := readVarstring(rep, p)
-		if !ok {
-			return 0, errBadRep
-		}
-		if tag == tagValue || tag == tagCFValue {
-			x.point(cf, first.key(rep), pendingPoint{seq: x.seq, valAt: val.at, valLen: val.n, found: true})
-		}
-		return end - at, nil
+	switch r.tag {
+	case tagValue, tagCFValue:
+		x.point(cf, r.key.key(rep), pendingPoint{seq: x.seq, valAt: r.val.at, valLen: r.val.n, found: true})
 	case tagDeletion, tagCFDeletion:
-		x.point(cf, first.key(rep), pendingPoint{seq: x.seq})
-		return p - at, nil
+		x.point(cf, r.key.key(rep), pendingPoint{seq: x.seq})
 	case tagRangeDeletion, tagCFRangeDeletion:
-		hi, end, ok := readVarstring(rep, p)
-		if !ok {
-			return 0, errBadRep
-		}
-		x.ranges = append(x.ranges, pendingRange{seq: x.seq, cf: cf, lo: first, hi: hi})
-		return end - at, nil
+		x.ranges = append(x.ranges, pendingRange{seq: x.seq, cf: cf, lo: r.key, hi: r.val})
 	}
-	return 0, errBadRep
+	return next - at, nil
 }
 
 func (x *pendingIndex) point(cf CF, key []byte, pt pendingPoint) {
@@ -127,16 +101,6 @@ func (x *pendingIndex) point(cf CF, key []byte, pt pendingPoint) {
 		x.sorted[cf] = len(x.keys[cf]) == 1
 	}
 	x.points[cf][string(key)] = pt
-}
-
-// readVarstring reads a varstring at rep[p:]: where its bytes lie, and
-// the offset after it.
-func readVarstring(rep []byte, p int) (keySpan, int, bool) {
-	n, w := binary.Uvarint(rep[p:])
-	if w <= 0 || uint64(len(rep)-p-w) < n {
-		return keySpan{}, 0, false
-	}
-	return keySpan{at: p + w, n: int(n)}, p + w + int(n), true
 }
 
 // rangeSeq is the sequence of the last range deletion of cf covering key; 0

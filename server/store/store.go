@@ -44,6 +44,11 @@ type Store struct {
 	caches   [len(cachedCFs)]*recordCache // nil when sized 0 (storage.*_cache_bytes)
 	writes   writeQueue
 	cfIDs    [numCFs]uint32 // RocksDB's ids of the column families
+	// walReaders are the open readers of the write-ahead log
+	// (replication.go).
+	walReaders walReaderSet
+	readOnly   atomic.Bool // a replica's (SetReadOnly)
+	written    writeSignal // wakes log readers (Written)
 
 	// manual is held for reading by operations that use the DB from a
 	// goroutine the store does not own (manual compactions, checkpoints);
@@ -60,27 +65,39 @@ func Open(cfg conf.Config, log zerolog.Logger) (*Store, error) {
 	if err := os.MkdirAll(cfg.Storage.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("store: create dir: %w", err)
 	}
-	gc := compaction.NewGC(log.With().Str("component", "compaction").Logger())
-	opts, err := buildOptions(cfg, gc)
-	if err != nil {
+	if err := RecoverReinstall(cfg.Storage.Dir); err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	s := &Store{
+		cfg:    cfg,
+		log:    log,
+		gc:     compaction.NewGC(log.With().Str("component", "compaction").Logger()),
+		closed: make(chan struct{}),
+	}
+	s.walReaders.m = make(map[*WALReader]struct{})
+	if err := s.open(); err != nil {
 		return nil, err
+	}
+	log.Info().Str("dir", cfg.Storage.Dir).Msg("store opened")
+	return s, nil
+}
+
+// open opens the database in s.cfg.Storage.Dir and starts the background
+// work: Open's, and Reinstall's once the new files are in place.
+func (s *Store) open() error {
+	cfg := s.cfg
+	opts, err := buildOptions(cfg, s.gc)
+	if err != nil {
+		return err
 	}
 	names := cfNames[:]
 	db, handles, err := grocksdb.OpenDbColumnFamilies(opts.db, cfg.Storage.Dir, names, opts.cfs[:])
 	if err != nil {
 		opts.destroy()
-		return nil, fmt.Errorf("store: open %s: %w", cfg.Storage.Dir, err)
+		return fmt.Errorf("store: open %s: %w", cfg.Storage.Dir, err)
 	}
-	s := &Store{
-		cfg:    cfg,
-		log:    log,
-		db:     db,
-		opts:   opts,
-		ro:     grocksdb.NewDefaultReadOptions(),
-		wo:     grocksdb.NewDefaultWriteOptions(),
-		gc:     gc,
-		closed: make(chan struct{}),
-	}
+	s.db, s.opts = db, opts
+	s.ro, s.wo = grocksdb.NewDefaultReadOptions(), grocksdb.NewDefaultWriteOptions()
 	s.caches[cacheSlot(CFMeta)] = newRecordCache(int64(cfg.Storage.MetadataCacheBytes))
 	s.caches[cacheSlot(CFSubkey)] = newRecordCache(int64(cfg.Storage.SubkeyCacheBytes))
 	copy(s.cfs[:], handles)
@@ -91,27 +108,26 @@ func Open(cfg conf.Config, log zerolog.Logger) (*Store, error) {
 
 	if err := s.checkFormat(); err != nil {
 		s.closeHandles()
-		return nil, err
+		return err
 	}
 	if err := s.uids.load(s); err != nil {
 		s.closeHandles()
-		return nil, err
+		return err
 	}
 	if err := loadDBMap(s, cfg.Server.Databases); err != nil {
 		s.closeHandles()
-		return nil, err
+		return err
 	}
 	if s.counters, err = loadCounters(s, s.mappedDatabases()); err != nil {
 		s.closeHandles()
-		return nil, err
+		return err
 	}
 	s.reclaim = newReclaimer(s, cfg.Compaction)
 	s.full = newFullCompactor(s, cfg.Compaction)
-	gc.Publish(s)
+	s.gc.Publish(s)
 	go s.reclaim.run()
 	go s.full.run()
-	log.Info().Str("dir", cfg.Storage.Dir).Msg("store opened")
-	return s, nil
+	return nil
 }
 
 // checkFormat writes the format version into a new database, upgrades one
@@ -153,6 +169,7 @@ func (s *Store) Close() error {
 		s.manual.Unlock()
 		<-s.full.done
 		s.reclaim.stop()
+		s.closeWALReaders()
 		err = s.Flush()
 		s.gc.Publish(nil)
 		s.db.CancelAllBackgroundWork(true)

@@ -46,6 +46,9 @@ func (s *Store) NewUID() (uint64, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.next == a.limit {
+		if s.readOnly.Load() {
+			return 0, ErrReadOnly
+		}
 		mark := a.limit + uidBlock
 		wo := grocksdb.NewDefaultWriteOptions()
 		wo.SetSync(true)
@@ -55,6 +58,7 @@ func (s *Store) NewUID() (uint64, error) {
 			return 0, fmt.Errorf("%w: reserve uids: %w", ErrWrite, err)
 		}
 		a.limit = mark
+		s.noteWritten()
 	}
 	uid := a.next
 	a.next++

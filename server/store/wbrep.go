@@ -1,6 +1,9 @@
 package store
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"fmt"
+)
 
 // batchRep builds a RocksDB write batch in Go memory, in RocksDB's own
 // serialized form (the one its WAL records), so that adding a write to a
@@ -26,6 +29,7 @@ const (
 	tagDeletion         = 0x0 // key, default CF
 	tagValue            = 0x1 // key, value, default CF
 	tagMerge            = 0x2 // key, value, default CF
+	tagLogData          = 0x3 // blob: in the log only, no sequence number
 	tagCFDeletion       = 0x4 // cf, key
 	tagCFValue          = 0x5 // cf, key, value
 	tagCFMerge          = 0x6 // cf, key, value
@@ -125,3 +129,84 @@ func (r *batchRep) mark() repMark { return repMark{len(r.buf), r.count} }
 func (r *batchRep) rollback(m repMark) { r.buf, r.count = r.buf[:m.size], m.count }
 
 func (r *batchRep) reset() { r.buf, r.count = r.buf[:0], 0 }
+
+// logData appends a log-data record: a blob RocksDB keeps in the write-ahead
+// log and not in the tables. It takes no sequence number, so it is not
+// counted.
+func (r *batchRep) logData(blob []byte) {
+	if len(r.buf) == 0 {
+		r.buf = append(r.buf, make([]byte, repHeader)...)
+	}
+	r.buf = append(r.buf, tagLogData)
+	r.varstring(blob)
+}
+
+// repRecord is one record of a serialized batch, as spans of it: key holds
+// a log-data record's blob and a range deletion's begin, val its end.
+type repRecord struct {
+	tag      byte
+	cf       uint32 // RocksDB's id
+	key, val keySpan
+}
+
+// rangeDelete reports whether r deletes a range.
+func (r repRecord) rangeDelete() bool {
+	return r.tag == tagRangeDeletion || r.tag == tagCFRangeDeletion
+}
+
+// readRecord reads the record at rep[at:] and returns it and the offset
+// after it; it fails on a record of a type Shale never writes.
+func readRecord(rep []byte, at int) (repRecord, int, error) {
+	r := repRecord{tag: rep[at], cf: defaultColumnFamily}
+	p := at + 1
+	switch r.tag {
+	case tagCFDeletion, tagCFValue, tagCFMerge, tagCFRangeDeletion:
+		id, n := binary.Uvarint(rep[p:])
+		if n <= 0 || id > 1<<32-1 {
+			return r, 0, errBadRep
+		}
+		r.cf, p = uint32(id), p+n
+	case tagDeletion, tagValue, tagMerge, tagRangeDeletion, tagLogData:
+	default:
+		return r, 0, fmt.Errorf("%w: record type %#x", errBadRep, r.tag)
+	}
+	var ok bool
+	if r.key, p, ok = readVarstring(rep, p); !ok {
+		return r, 0, errBadRep
+	}
+	switch r.tag {
+	case tagValue, tagMerge, tagCFValue, tagCFMerge, tagRangeDeletion, tagCFRangeDeletion:
+		if r.val, p, ok = readVarstring(rep, p); !ok {
+			return r, 0, errBadRep
+		}
+	}
+	return r, p, nil
+}
+
+// readVarstring reads a varstring at rep[p:]: where its bytes lie, and
+// the offset after it.
+func readVarstring(rep []byte, p int) (keySpan, int, bool) {
+	n, w := binary.Uvarint(rep[p:])
+	if w <= 0 || uint64(len(rep)-p-w) < n {
+		return keySpan{}, 0, false
+	}
+	return keySpan{at: p + w, n: int(n)}, p + w + int(n), true
+}
+
+// walkRep calls fn for each record of the serialized batch rep, in order.
+func walkRep(rep []byte, fn func(repRecord) error) error {
+	if len(rep) < repHeader {
+		return errBadRep
+	}
+	for at := repHeader; at < len(rep); {
+		r, next, err := readRecord(rep, at)
+		if err != nil {
+			return err
+		}
+		if err := fn(r); err != nil {
+			return err
+		}
+		at = next
+	}
+	return nil
+}

@@ -38,6 +38,10 @@ type activeExpiry struct {
 	onCycle func(took time.Duration)
 
 	expired atomic.Int64 // keys removed by active expiry (INFO expired_keys)
+
+	// paused makes ticks and found keys do nothing: a replica removes no
+	// key itself, it waits for its primary's removals (SetExpiring).
+	paused atomic.Bool
 }
 
 func newActiveExpiry(e *Engine) *activeExpiry {
@@ -60,6 +64,9 @@ func (e *Engine) ExpireFound(f KeyFact, now bool) {
 	// a SWAPDB have moved the database since, expireOne finds another key
 	// (or none) there and leaves the found one to the ticks.
 	ek := metadata.ExpireKey{ExpireMs: f.ExpireMs, DB: e.st.PhysicalDB(f.DB), Key: f.Key}
+	if e.expiry.paused.Load() {
+		return
+	}
 	if now {
 		if err := e.expireOne(ek, e.now()); err != nil {
 			e.log.Warn().Err(err).Msg("expiry of a key found expired failed")
@@ -75,6 +82,12 @@ func (e *Engine) ExpireFound(f KeyFact, now bool) {
 // OnExpireCycle makes active expiry call fn, from its goroutine, with how
 // long each tick's work took. Call it before Start.
 func (e *Engine) OnExpireCycle(fn func(took time.Duration)) { e.expiry.onCycle = fn }
+
+// SetExpiring turns the removal of expired keys, by active expiry and by
+// ExpireFound, on or off. A removal under way when it is turned off may
+// still write: a replica's store refuses it (store.SetReadOnly). Reads
+// treat an expired key as absent either way.
+func (e *Engine) SetExpiring(on bool) { e.expiry.paused.Store(!on) }
 
 // Start begins active expiry.
 func (e *Engine) Start() {
@@ -97,27 +110,37 @@ func (x *activeExpiry) run() {
 		case <-x.stopc:
 			return
 		case ek := <-x.found:
-			if err := x.e.expireOne(ek, x.e.now()); err != nil {
-				x.e.log.Warn().Err(err).Msg("active expiry of a key found expired failed")
+			if !x.paused.Load() {
+				if err := x.e.expireOne(ek, x.e.now()); err != nil {
+					x.e.log.Warn().Err(err).Msg("active expiry of a key found expired failed")
+				}
 			}
 			continue
 		case <-t.C:
 		}
-		start := time.Now()
-		deadline := start.Add(expiryTickLimit)
-		for {
-			n, err := x.e.ExpirePass(expiryBatch)
-			if err != nil {
-				x.e.log.Warn().Err(err).Msg("active expiry pass failed")
-				break
-			}
-			if n < expiryBatch || time.Now().After(deadline) {
-				break
-			}
+		x.tick()
+	}
+}
+
+// tick runs one tick's passes, unless paused.
+func (x *activeExpiry) tick() {
+	if x.paused.Load() {
+		return
+	}
+	start := time.Now()
+	deadline := start.Add(expiryTickLimit)
+	for {
+		n, err := x.e.ExpirePass(expiryBatch)
+		if err != nil {
+			x.e.log.Warn().Err(err).Msg("active expiry pass failed")
+			break
 		}
-		if x.onCycle != nil {
-			x.onCycle(time.Since(start))
+		if n < expiryBatch || time.Now().After(deadline) {
+			break
 		}
+	}
+	if x.onCycle != nil {
+		x.onCycle(time.Since(start))
 	}
 }
 

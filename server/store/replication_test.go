@@ -1,0 +1,169 @@
+package store_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/shaledb/shale/metadata"
+	"github.com/shaledb/shale/server/store"
+	"github.com/shaledb/shale/server/store/storetest"
+)
+
+// follow applies every batch the primary's log holds from the replica's
+// next sequence number on, and returns what the batches changed.
+func follow(t *testing.T, primary, replica *store.Store) []store.Applied {
+	t.Helper()
+	r := primary.ReadWAL(replica.LastSequence() + 1)
+	defer r.Close()
+	var out []store.Applied
+	for {
+		batches, err := r.Next(64 << 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(batches) == 0 {
+			return out
+		}
+		for _, b := range batches {
+			a, err := replica.Apply(b.Seq, b.Rep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, a)
+		}
+	}
+}
+
+// sameRecords fails the test unless every column family holds the same
+// records in both stores.
+func sameRecords(t *testing.T, a, b *store.Store) {
+	t.Helper()
+	for _, cf := range store.AllCFs() {
+		var ra, rb [][2][]byte
+		for _, side := range []struct {
+			st  *store.Store
+			dst *[][2][]byte
+		}{{a, &ra}, {b, &rb}} {
+			err := side.st.Iterate(cf, nil, nil, false, func(k, v []byte) bool {
+				*side.dst = append(*side.dst, [2][]byte{bytes.Clone(k), bytes.Clone(v)})
+				return true
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if len(ra) != len(rb) {
+			t.Fatalf("%s: %d records on the primary, %d on the replica", cf, len(ra), len(rb))
+		}
+		for i := range ra {
+			if !bytes.Equal(ra[i][0], rb[i][0]) || !bytes.Equal(ra[i][1], rb[i][1]) {
+				t.Fatalf("%s record %d: %q=%q on the primary, %q=%q on the replica", cf, i, ra[i][0], ra[i][1], rb[i][0], rb[i][1])
+			}
+		}
+	}
+}
+
+// TestReplicaFollowsLog: a replica made from a checkpoint and fed the
+// primary's log holds the same records at the same sequence number, its
+// counters and database map follow, a deleted big key's uid reaches its
+// reclaimer, and a promoted replica allocates above every uid the primary
+// reserved.
+func TestReplicaFollowsLog(t *testing.T) {
+	primary := storetest.Open(t, nil)
+	writeHash(t, primary, "before", 10)
+
+	rcfg := storetest.Config(t)
+	cp := filepath.Join(t.TempDir(), "cp")
+	if err := primary.Checkpoint(cp); err != nil {
+		t.Fatal(err)
+	}
+	replica := storetest.Open(t, &rcfg)
+	if err := replica.Reinstall(cp); err != nil {
+		t.Fatal(err)
+	}
+	if replica.LastSequence() != primary.LastSequence() {
+		t.Fatalf("checkpoint at %d, primary at %d", replica.LastSequence(), primary.LastSequence())
+	}
+
+	uid := writeHash(t, primary, "big", 100)
+	writeBatch(t, primary, func(b *store.Batch) { b.AddKeys(0, 2); b.AddExpires(0, 1) })
+	writeBatch(t, primary, func(b *store.Batch) { b.PutLibrary("lib", []byte("#!lua name=lib")) })
+	writeBatch(t, primary, func(b *store.Batch) { b.SwapDB(0, 1) })
+	deleteHash(t, primary, "big", uid, true)
+	applied := follow(t, primary, replica)
+
+	if got, want := replica.LastSequence(), primary.LastSequence(); got != want {
+		t.Fatalf("replica at %d, primary at %d", got, want)
+	}
+	sameRecords(t, primary, replica)
+	for db := range 2 {
+		if p, r := primary.KeyCount(db), replica.KeyCount(db); p != r {
+			t.Errorf("db %d: %d keys on the primary, %d on the replica", db, p, r)
+		}
+		if p, r := primary.ExpiresCount(db), replica.ExpiresCount(db); p != r {
+			t.Errorf("db %d: %d expires on the primary, %d on the replica", db, p, r)
+		}
+	}
+	if replica.PhysicalDB(0) != 1 {
+		t.Errorf("replica's db 0 is physical %d after SWAPDB, want 1", replica.PhysicalDB(0))
+	}
+	var functions, allKeys bool
+	var keys []string
+	for _, a := range applied {
+		functions = functions || a.Functions
+		allKeys = allKeys || a.AllKeys
+		for _, k := range a.Keys {
+			keys = append(keys, fmt.Sprintf("%d:%s", k.DB, k.Key))
+		}
+	}
+	if !functions || !allKeys {
+		t.Errorf("applied: functions %v, all keys (SWAPDB) %v; want both", functions, allKeys)
+	}
+	if len(keys) == 0 || keys[0] != "0:big" {
+		t.Errorf("applied keys %q, want 0:big first", keys)
+	}
+	replica.ReclaimNow()
+	if n := count(t, replica, store.CFSubkey); n != 10 {
+		t.Errorf("replica holds %d sub-keys after reclaiming the deleted hash, want the 10 of the live one", n)
+	}
+
+	if err := replica.ReloadUIDs(); err != nil {
+		t.Fatal(err)
+	}
+	next, err := replica.NewUID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next <= uid {
+		t.Errorf("promoted replica allocated uid %d, not above the primary's %d", next, uid)
+	}
+	raw, _, _ := primary.Get(store.CFDefault, metadata.KeyUIDHighWater)
+	mark, _ := metadata.DecodeU64(raw)
+	if next < mark {
+		t.Errorf("promoted replica allocated uid %d below the primary's high-water mark %d", next, mark)
+	}
+}
+
+// TestApplyOutOfOrder: a batch that is not the next one is refused and
+// changes nothing.
+func TestApplyOutOfOrder(t *testing.T) {
+	primary := storetest.Open(t, nil)
+	replica := storetest.Open(t, nil)
+	writeHash(t, primary, "a", 1)
+	writeHash(t, primary, "b", 1)
+	r := primary.ReadWAL(replica.LastSequence() + 2)
+	defer r.Close()
+	batches, err := r.Next(1 << 20)
+	if err == nil && len(batches) > 0 {
+		before := replica.LastSequence()
+		if _, err := replica.Apply(batches[0].Seq, batches[0].Rep); !errors.Is(err, store.ErrOutOfOrder) {
+			t.Fatalf("Apply of batch %d at %d: %v, want ErrOutOfOrder", batches[0].Seq, before, err)
+		}
+		if replica.LastSequence() != before {
+			t.Fatal("a refused batch was written")
+		}
+	}
+}
