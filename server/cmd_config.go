@@ -117,6 +117,7 @@ func cmdConfigSet(c *Ctx, args [][]byte) error {
 func cmdConfigResetStat(c *Ctx, _ [][]byte) error {
 	c.Srv.stats.reset()
 	c.Srv.eng.ResetExpiredKeys()
+	c.Srv.repl.resetStats()
 	c.Reply().OK()
 	return nil
 }

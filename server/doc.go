@@ -4,7 +4,9 @@
 // live here too, and what runs several commands as one: pipeline groups
 // (pipeline.go), transactions (multi.go), scripts and functions (script.go,
 // script_lua.go, function.go), with pub/sub (pubsub.go), keyspace
-// notifications (notify.go) and client-side caching (tracking.go).
+// notifications (notify.go), client-side caching (tracking.go) and
+// replication (replication.go: a primary's links to its replicas, a
+// replica's link to its primary).
 //
 // It may import conf, server/lualib, server/resp, server/store and
 // server/types (never the codecs' callers' internals); with server/resp,

@@ -543,6 +543,8 @@ func fcall(c *Ctx, args [][]byte, readOnly bool) error {
 	switch {
 	case fn == nil:
 		err = errFunctionNotFound
+	case err == nil && !fn.noWrites() && s.isReplica():
+		err = errReadOnlyReplica
 	case err == nil && readOnly && !fn.noWrites():
 		err = errFunctionWriteFlag
 	}

@@ -157,6 +157,13 @@ func (r *replication) canResume(id string, next, last uint64) bool {
 	}
 }
 
+// resetStats zeroes INFO's sync_* counters (CONFIG RESETSTAT).
+func (r *replication) resetStats() {
+	r.syncFull.Store(0)
+	r.syncPartialOK.Store(0)
+	r.syncPartialErr.Store(0)
+}
+
 // isReplica reports whether the server follows a primary.
 func (s *Server) isReplica() bool { return s.repl.replica.Load() }
 

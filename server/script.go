@@ -84,6 +84,9 @@ type compiledScript struct {
 	// noWrites: its shebang has flags=no-writes, so write commands are
 	// refused, as in EVAL_RO.
 	noWrites bool
+	// flagged: it has a shebang, so its flags are known before it runs
+	// (Redis's scripts out of "eval compatibility mode").
+	flagged bool
 }
 
 // scriptFlagNames are the flags a script's shebang may give
@@ -126,8 +129,8 @@ func parseShebang(body string) (rest string, noWrites bool, err error) {
 
 // compileScript compiles a script body, with Redis's error for a script
 // that does not compile.
-func compileScript(body string) (*compiledScript, error) {
-	body, noWrites, err := parseShebang(body)
+func compileScript(source string) (*compiledScript, error) {
+	body, noWrites, err := parseShebang(source)
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +138,7 @@ func compileScript(body string) (*compiledScript, error) {
 	if proto == nil {
 		return nil, replyError("ERR Error compiling script (new function): " + msg)
 	}
-	return &compiledScript{proto: proto, noWrites: noWrites}, nil
+	return &compiledScript{proto: proto, noWrites: noWrites, flagged: strings.HasPrefix(source, "#!")}, nil
 }
 
 // compileLua compiles Lua code as the chunk named chunk (scriptChunk,
@@ -350,6 +353,11 @@ var scriptErrorLine = regexp.MustCompile(`^(?:` + scriptChunk + `|` + functionCh
 
 // runScript runs a compiled script atomically and replies its result.
 func (s *Server) runScript(c *Ctx, sha string, script *compiledScript, keys, argv [][]byte, readOnly bool) error {
+	if script.flagged && !script.noWrites && s.isReplica() {
+		// A script that may write is refused before it runs, as Redis
+		// refuses one whose flags it knows.
+		return errReadOnlyReplica
+	}
 	g, own := s.scriptGroup(c)
 	if own {
 		defer g.Abort() // a panic leaves no lock held; a no-op after Commit

@@ -1,7 +1,9 @@
 // Package store owns Shale's RocksDB instance: opening it with its column
 // families and options from conf, batches, reads and iterators, snapshots for
 // the compaction filters, the UID allocator, striped key locks, the per-db key
-// counters and the background reclaimer of big deletes.
+// counters, the background reclaimer of big deletes, and what replication
+// needs of RocksDB: the write-ahead log to read and apply, and a reinstall
+// from a checkpoint (replication.go).
 //
 // It may import conf, compaction and the pure codecs (metadata, subkey);
 // grocksdb stays inside this package: no Slice, iterator or options value
@@ -15,6 +17,8 @@
 //     (dbmap.go) turns the logical one a client selects into the physical
 //     one, and changes only in a SWAPDB's batch, under the world lock.
 //   - One command writes exactly one Batch.
+//   - A replica's store (SetReadOnly) writes nothing but its primary's
+//     batches (Apply), so its sequence numbers stay its primary's.
 //
 // RocksDB knowledge stays here: the option names and values SetOptions
 // takes (ApplyOptions), the properties that hold each figure INFO reports

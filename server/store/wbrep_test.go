@@ -22,7 +22,8 @@ func TestBatchRepGolden(t *testing.T) {
 	r.merge(1, []byte("n"), []byte{2})
 	r.deleteRange(0, []byte("a"), []byte("b"))
 	r.deleteRange(2, []byte("c"), []byte("d"))
-	const want = "0000000000000000" + "08000000" + // sequence 0, count 8
+	r.logData([]byte("R1"))
+	const want = "0000000000000000" + "08000000" + // sequence 0, count 8 (log data is not counted)
 		"01016b0176" + // put default k=v
 		"0503036b657900" + // put cf 3 key=""
 		"000164" + // delete default d
@@ -30,7 +31,8 @@ func TestBatchRepGolden(t *testing.T) {
 		"02016d0101" + // merge default m
 		"0601016e0102" + // merge cf 1 n
 		"0f01610162" + // delete range default [a, b)
-		"0e0201630164" // delete range cf 2 [c, d)
+		"0e0201630164" + // delete range cf 2 [c, d)
+		"03025231" // log data "R1"
 	if got := hex.EncodeToString(r.bytes()); got != want {
 		t.Fatalf("encoding changed:\n got %s\nwant %s", got, want)
 	}
@@ -41,7 +43,7 @@ func TestBatchRepGolden(t *testing.T) {
 
 // repOp is one write, for comparing batchRep with RocksDB's own WriteBatch.
 type repOp struct {
-	kind     byte // 0 put, 1 delete, 2 merge, 3 delete range
+	kind     byte // 0 put, 1 delete, 2 merge, 3 delete range, 4 log data (key)
 	cf       int
 	key, val []byte
 }
@@ -61,6 +63,9 @@ func applyBoth(r *batchRep, wb *grocksdb.WriteBatch, cfs []*grocksdb.ColumnFamil
 	case 3:
 		r.deleteRange(h.ID(), op.key, op.val)
 		wb.DeleteRangeCF(h, op.key, op.val)
+	case 4:
+		r.logData(op.key)
+		wb.PutLogData(op.key)
 	}
 }
 
@@ -127,12 +132,12 @@ func FuzzBatchRep(f *testing.F) {
 		defer wb.Destroy()
 		var ops []repOp
 		for len(data) >= 3 {
-			op := repOp{kind: data[0] % 4, cf: int(data[0]/4) % len(cfs)}
+			op := repOp{kind: data[0] % 5, cf: int(data[0]/5) % len(cfs)}
 			kl, vl := int(data[1]), int(data[2])
 			data = data[3:]
 			kl = min(kl, len(data))
 			op.key, data = data[:kl], data[kl:]
-			if op.kind != 1 {
+			if op.kind != 1 && op.kind != 4 {
 				vl = min(vl, len(data))
 				op.val, data = data[:vl], data[vl:]
 			}
@@ -143,10 +148,56 @@ func FuzzBatchRep(f *testing.F) {
 		if !bytes.Equal(got, wb.Data()) {
 			t.Fatalf("rep differs from RocksDB's:\n got %x\nwant %x", got, wb.Data())
 		}
+		counted := 0
+		for _, op := range ops {
+			if op.kind != 4 {
+				counted++
+			}
+		}
 		back := grocksdb.WriteBatchFrom(got)
 		defer back.Destroy()
-		if back.Count() != len(ops) {
-			t.Fatalf("RocksDB reads %d records, want %d", back.Count(), len(ops))
+		if back.Count() != counted {
+			t.Fatalf("RocksDB reads %d records, want %d", back.Count(), counted)
+		}
+		// walkRep reads back what was written, in order.
+		i := 0
+		err := walkRep(got, func(rec repRecord) error {
+			op := ops[i]
+			i++
+			wantTag := [...]byte{tagCFValue, tagCFDeletion, tagCFMerge, tagCFRangeDeletion, tagLogData}[op.kind]
+			wantCF := cfs[op.cf].ID()
+			if wantCF == defaultColumnFamily || op.kind == 4 {
+				wantTag = [...]byte{tagValue, tagDeletion, tagMerge, tagRangeDeletion, tagLogData}[op.kind]
+				wantCF = defaultColumnFamily
+			}
+			if rec.tag != wantTag || rec.cf != wantCF || !bytes.Equal(rec.key.key(got), op.key) ||
+				(op.kind != 1 && op.kind != 4 && !bytes.Equal(rec.val.key(got), op.val)) {
+				t.Fatalf("record %d: %+v, want %+v", i-1, rec, op)
+			}
+			return nil
+		})
+		if err != nil || i != len(ops) {
+			t.Fatalf("walkRep: %v after %d of %d records", err, i, len(ops))
 		}
 	})
+}
+
+// TestWalkRepRejects: walkRep fails on a cut-short batch and on a record
+// type Shale never writes, and never reads past the batch.
+func TestWalkRepRejects(t *testing.T) {
+	var r batchRep
+	r.put(3, []byte("key"), []byte("value"))
+	full := r.bytes()
+	for n := 0; n < len(full); n++ {
+		if n == repHeader {
+			continue // an empty batch is a valid one
+		}
+		if err := walkRep(full[:n], func(repRecord) error { return nil }); err == nil {
+			t.Errorf("walkRep of the first %d bytes succeeded", n)
+		}
+	}
+	bad := append(append([]byte(nil), full[:repHeader]...), 0x09, 1, 'k')
+	if err := walkRep(bad, func(repRecord) error { return nil }); err == nil {
+		t.Error("walkRep took record type 0x09")
+	}
 }
