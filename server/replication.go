@@ -72,6 +72,15 @@ func (s *Server) initReplication(cfg conf.Config) error {
 	r.replicas = make(map[*downstream]bool)
 	r.acked = make(chan struct{})
 	r.idFile = filepath.Join(cfg.Storage.Dir, replIDFile)
+	// What a full sync cut short by a crash left beside the data: a
+	// primary's checkpoints being sent, a replica's being received.
+	data := filepath.Clean(cfg.Storage.Dir)
+	stale, _ := filepath.Glob(data + ".repl-*")
+	for _, dir := range append(stale, data+".sync") {
+		if err := os.RemoveAll(dir); err != nil {
+			s.log.Warn().Err(err).Str("dir", dir).Msg("replication: cannot remove a full sync's leftovers")
+		}
+	}
 	old := readReplID(r.idFile)
 	host, port, err := conf.ParseReplicaOf(cfg.Replication.ReplicaOf)
 	if err != nil {

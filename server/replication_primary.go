@@ -274,8 +274,7 @@ func (d *downstream) fullSync(timeout time.Duration) error {
 		return err
 	}
 	defer release()
-	data := s.config().Storage.Dir
-	dir := filepath.Join(filepath.Dir(data), filepath.Base(data)+".repl-"+strconv.FormatInt(d.cl.ID, 10))
+	dir := filepath.Clean(s.config().Storage.Dir) + ".repl-" + strconv.FormatInt(d.cl.ID, 10)
 	if err := os.RemoveAll(dir); err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -39,6 +40,10 @@ type upstream struct {
 	stopc    chan struct{}
 	stopOnce sync.Once
 	done     chan struct{} // closed when run returns
+	// ctx ends with the link, so that a connection attempt under way
+	// ends too.
+	ctx    context.Context
+	cancel context.CancelFunc
 }
 
 type upstreamState int32
@@ -70,6 +75,7 @@ const (
 // follow makes the server a replica of host:port and starts the link.
 func (s *Server) follow(host string, port int) {
 	u := &upstream{s: s, host: host, port: port, stopc: make(chan struct{}), done: make(chan struct{})}
+	u.ctx, u.cancel = context.WithCancel(context.Background())
 	u.downSince.Store(time.Now().UnixMilli())
 	s.st.SetReadOnly(true)
 	s.eng.SetExpiring(false)
@@ -87,6 +93,7 @@ func (u *upstream) stop() {
 		u.mu.Lock()
 		u.stopped = true
 		close(u.stopc)
+		u.cancel()
 		if u.conn != nil {
 			u.conn.Close()
 		}
@@ -179,7 +186,8 @@ func (u *upstream) session() error {
 	rc := cfg.Replication
 	timeout := rc.ReplTimeout.Duration
 	u.state.Store(int32(upConnecting))
-	conn, err := net.DialTimeout("tcp", u.addr(), timeout)
+	dialer := net.Dialer{Timeout: timeout}
+	conn, err := dialer.DialContext(u.ctx, "tcp", u.addr())
 	if err != nil {
 		return err
 	}
@@ -254,8 +262,7 @@ func (u *upstream) fullSync(l *link, id string) error {
 	u.state.Store(int32(upSync))
 	u.syncTotal.Store(0)
 	u.syncRead.Store(0)
-	data := s.config().Storage.Dir
-	dir := data + ".sync"
+	dir := filepath.Clean(s.config().Storage.Dir) + ".sync"
 	if err := os.RemoveAll(dir); err != nil {
 		return err
 	}

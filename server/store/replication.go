@@ -382,7 +382,7 @@ func (s *Store) Reinstall(dir string) error {
 	s.db.CancelAllBackgroundWork(true)
 	s.closeHandles()
 
-	live := s.cfg.Storage.Dir
+	live := filepath.Clean(s.cfg.Storage.Dir)
 	old := live + ".old"
 	if err := os.RemoveAll(old); err != nil {
 		return fmt.Errorf("store: reinstall: %w", err)
@@ -406,6 +406,7 @@ func (s *Store) Reinstall(dir string) error {
 // before the store in dir opens: with dir gone, the old database goes back
 // in its place.
 func RecoverReinstall(dir string) error {
+	dir = filepath.Clean(dir)
 	old := dir + ".old"
 	if _, err := os.Stat(old); err != nil {
 		return nil

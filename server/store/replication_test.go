@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -165,5 +166,36 @@ func TestApplyOutOfOrder(t *testing.T) {
 		if replica.LastSequence() != before {
 			t.Fatal("a refused batch was written")
 		}
+	}
+}
+
+// TestRecoverReinstall: a crash between Reinstall's renames leaves the old
+// database beside a missing one, which goes back in place; with the new
+// one in place, the old one is removed.
+func TestRecoverReinstall(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	if err := os.MkdirAll(dir+".old", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir+".old", "CURRENT"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.RecoverReinstall(dir + "/"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "CURRENT")); err != nil {
+		t.Fatalf("the old database is not back: %v", err)
+	}
+	if err := os.MkdirAll(dir+".old", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.RecoverReinstall(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir + ".old"); !os.IsNotExist(err) {
+		t.Fatalf("the old database is still there beside the new one: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "CURRENT")); err != nil {
+		t.Fatalf("the new database is gone: %v", err)
 	}
 }
