@@ -32,6 +32,12 @@ func (c *deadCache) add(uid uint64) {
 	c.mu.Unlock()
 }
 
+func (c *deadCache) clear() {
+	c.mu.Lock()
+	c.uids = make(map[uint64]struct{}, 1024)
+	c.mu.Unlock()
+}
+
 // aliveMemo remembers, for recent uids, that their owner was alive at some
 // count of GC.NoteDeaths. A compaction meets a live key's records one after
 // the other, and without the memo each of them cost an owner lookup: a
@@ -66,5 +72,11 @@ func (m *aliveMemo) holds(uid, deaths uint64) bool {
 func (m *aliveMemo) add(uid, deaths uint64) {
 	m.mu.Lock()
 	m.slots[uid%aliveMemoSlots] = aliveSlot{uid: uid, deaths: deaths, set: true}
+	m.mu.Unlock()
+}
+
+func (m *aliveMemo) clear() {
+	m.mu.Lock()
+	m.slots = [aliveMemoSlots]aliveSlot{}
 	m.mu.Unlock()
 }

@@ -29,6 +29,10 @@ type Owner struct {
 	MetaFound bool   // the metadata record that Book names exists
 	Meta      []byte // its raw value, when MetaFound
 	SnapMs    int64  // wall-clock ms taken before the snapshot was opened
+	// Replica: the database is a replica's, where an expired key is not
+	// dead until its primary's deletion arrives: by the primary's clock,
+	// it may not have expired yet, and a PERSIST may still save it.
+	Replica bool
 }
 
 // MetaKeyFor returns the metadata-CF key that a raw bookkeeping value names,
@@ -61,7 +65,7 @@ func Decide(uid uint64, o Owner) Verdict {
 	if m.Type != bk.Type || !m.OwnsUID() || m.UID != uid {
 		return Dead
 	}
-	if m.Expired(o.SnapMs - ExpiryGraceMs) {
+	if !o.Replica && m.Expired(o.SnapMs-ExpiryGraceMs) {
 		return Dead
 	}
 	return Keep

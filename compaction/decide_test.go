@@ -36,6 +36,8 @@ func TestDecide(t *testing.T) {
 		{"overwritten by a string", 7, Owner{BookFound: true, Book: book(metadata.TypeHash, "h"), MetaFound: true, Meta: metadata.Meta{Type: metadata.TypeString, Value: []byte("x")}.Append(nil), SnapMs: nowMs}, Dead},
 		{"expired long ago", 7, Owner{BookFound: true, Book: book(metadata.TypeHash, "h"), MetaFound: true, Meta: meta(metadata.TypeHash, 7, nowMs-ExpiryGraceMs-1), SnapMs: nowMs}, Dead},
 		{"expired within the grace", 7, Owner{BookFound: true, Book: book(metadata.TypeHash, "h"), MetaFound: true, Meta: meta(metadata.TypeHash, 7, nowMs-1), SnapMs: nowMs}, Keep},
+		{"expired on a replica", 7, Owner{BookFound: true, Book: book(metadata.TypeHash, "h"), MetaFound: true, Meta: meta(metadata.TypeHash, 7, nowMs-ExpiryGraceMs-1), SnapMs: nowMs, Replica: true}, Keep},
+		{"deleted on a replica", 7, Owner{BookFound: true, Book: book(metadata.TypeHash, "h"), SnapMs: nowMs, Replica: true}, Dead},
 		{"expires later", 7, Owner{BookFound: true, Book: book(metadata.TypeHash, "h"), MetaFound: true, Meta: meta(metadata.TypeHash, 7, nowMs+1000), SnapMs: nowMs}, Keep},
 		{"corrupt bookkeeping", 7, Owner{BookFound: true, Book: []byte{0xee}, SnapMs: nowMs}, Keep},
 		{"corrupt metadata", 7, Owner{BookFound: true, Book: book(metadata.TypeHash, "h"), MetaFound: true, Meta: []byte{0xee, 1}, SnapMs: nowMs}, Keep},

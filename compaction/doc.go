@@ -9,13 +9,16 @@
 // Invariants:
 //   - A record is dropped only when its owner is provably dead: bookkeeping
 //     has no record for its uid, or the metadata record that bookkeeping
-//     names is missing, holds another uid or type, or is expired. Both are
-//     read from one snapshot, so a concurrent RENAME cannot fake a death.
+//     names is missing, holds another uid or type, or is expired (not on a
+//     replica, which waits for its primary's deletion). Both are read from
+//     one snapshot, so a concurrent RENAME cannot fake a death.
 //   - On any error or doubt the record is kept: a leak wastes disk, a wrong
 //     drop loses data.
 //   - Dead verdicts are cached for good: a uid is never reused, so death is
-//     permanent. Life is not: an alive verdict is remembered only until the
-//     store reports a write that may have killed an owner (GC.NoteDeaths).
+//     permanent (GC.Forget drops them when a replica's records are replaced
+//     by another history's, whose uids are its own). Life is not: an alive
+//     verdict is remembered only until the store reports a write that may
+//     have killed an owner (GC.NoteDeaths).
 //   - Filters are called concurrently by RocksDB's background threads on one
 //     shared instance; all state is atomic or mutex-guarded.
 //   - Key and value slices point into C memory valid only during Filter; the

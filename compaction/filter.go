@@ -66,6 +66,15 @@ func NewGC(log zerolog.Logger) *GC {
 	}
 }
 
+// Forget drops every cached verdict, for a database whose records were
+// replaced whole (a replica's full sync): uids are unique within one
+// history of writes, not across two.
+func (g *GC) Forget() {
+	g.cache.clear()
+	g.alive.clear()
+	g.deaths.Add(1)
+}
+
 // Publish makes r the filters' reader. Publish(nil), called when the store
 // begins to close, makes the filters keep everything again.
 func (g *GC) Publish(r Reader) {

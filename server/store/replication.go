@@ -379,6 +379,7 @@ func (s *Store) Reinstall(dir string) error {
 	s.reclaim.stop()
 	s.closeWALReaders()
 	s.gc.Publish(nil)
+	s.gc.Forget()
 	s.db.CancelAllBackgroundWork(true)
 	s.closeHandles()
 
@@ -422,8 +423,15 @@ func RecoverReinstall(dir string) error {
 var ErrReadOnly = errors.New("store: read-only replica")
 
 // SetReadOnly makes Write and NewUID refuse (ErrReadOnly), or take writes
-// again. A write that began before the call may still land.
-func (s *Store) SetReadOnly(on bool) { s.readOnly.Store(on) }
+// again. A write that began before the call may still land. A read-only
+// store's compaction filters take an expired key for alive, and forget the
+// verdicts they cached: a replica waits for its primary's deletions.
+func (s *Store) SetReadOnly(on bool) {
+	s.readOnly.Store(on)
+	if on {
+		s.gc.Forget()
+	}
+}
 
 // writeSignal lets a log reader wait for the next write.
 type writeSignal struct {

@@ -352,6 +352,7 @@ walk:
 func (s *Store) Owner(uid uint64) (compaction.Owner, error) {
 	var o compaction.Owner
 	o.SnapMs = time.Now().UnixMilli()
+	o.Replica = s.readOnly.Load()
 	snap := s.db.NewSnapshot()
 	defer s.db.ReleaseSnapshot(snap)
 	ro := grocksdb.NewDefaultReadOptions()
