@@ -90,6 +90,15 @@ func (r *WALReader) Next(maxBytes int) ([]WALBatch, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: %d: %v", ErrWALGone, r.next, err)
 		}
+		if !it.Valid() {
+			// The log holds the number (it is at most the last one) but
+			// the iterator found no batch there: its files are gone. An
+			// iterator that never started must not be moved: with no
+			// file, RocksDB asserts.
+			err := it.Err()
+			it.Destroy()
+			return nil, fmt.Errorf("%w: %d: no log file holds it (%v)", ErrWALGone, r.next, err)
+		}
 		r.it, r.fresh = it, true
 	case r.fresh:
 		r.fresh = false
@@ -224,7 +233,7 @@ func (s *Store) Apply(seq uint64, rep []byte) (Applied, error) {
 	}
 	var (
 		metaKeys  [][]byte // physical metadata keys
-		counters  [][]byte
+		counters  []counterOp
 		reclaims  []uint64
 		forgets   [len(cachedCFs)][][]byte
 		clearAll  [len(cachedCFs)]bool
@@ -267,8 +276,12 @@ func (s *Store) Apply(seq uint64, rep []byte) (Applied, error) {
 		case r.cf == defaultID && r.rangeDelete():
 			a.Functions = true // only FUNCTION FLUSH deletes a range there
 		case r.cf == defaultID:
-			if _, _, ok := metadata.DecodeCounterKey(key); ok {
-				counters = append(counters, key)
+			if db, expires, ok := metadata.DecodeCounterKey(key); ok {
+				n, err := metadata.DecodeCounter(r.val.key(rep))
+				if err != nil {
+					return fmt.Errorf("store: replicated counter %q: %w", key, err)
+				}
+				counters = append(counters, counterOp{db: int(db), expires: expires, set: r.tag == tagValue, n: n})
 			} else if _, ok := metadata.FunctionKeyLib(key); ok {
 				a.Functions = true
 			} else if string(key) == string(metadata.KeyDBMap) {
@@ -301,25 +314,21 @@ func (s *Store) Apply(seq uint64, rep []byte) (Applied, error) {
 			return a, err
 		}
 	}
-	for _, k := range counters {
-		db, expires, _ := metadata.DecodeCounterKey(k)
-		if int(db) >= len(s.counters.keys) {
+	for _, op := range counters {
+		// Apply a batch's counter writes as the primary made them, in
+		// order: reading the counter instead would merge every operand the
+		// memtable holds for it, which grows with each batch.
+		if op.db >= len(s.counters.keys) {
 			continue
 		}
-		raw, ok, err := s.Get(CFDefault, k)
-		if err != nil {
-			return a, err
+		ctr := &s.counters.keys[op.db]
+		if op.expires {
+			ctr = &s.counters.expires[op.db]
 		}
-		var n int64
-		if ok {
-			if n, err = metadata.DecodeCounter(raw); err != nil {
-				return a, fmt.Errorf("store: counter %q: %w", k, err)
-			}
-		}
-		if expires {
-			s.counters.expires[db].Store(n)
+		if op.set {
+			ctr.Store(op.n)
 		} else {
-			s.counters.keys[db].Store(n)
+			ctr.Add(op.n)
 		}
 	}
 	if mayKill {
@@ -340,6 +349,15 @@ func (s *Store) Apply(seq uint64, rep []byte) (Applied, error) {
 		}
 	}
 	return a, nil
+}
+
+// counterOp is a write of a replicated batch to a key counter: a merge
+// operand adding n, or a put setting it to n (FLUSHDB's reset).
+type counterOp struct {
+	db      int
+	expires bool
+	set     bool
+	n       int64
 }
 
 // appendReclaimLog adds the log-data blob of b's reclaimed uids to its rep.

@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
+	"github.com/shaledb/shale/conf"
 	"github.com/shaledb/shale/metadata"
 	"github.com/shaledb/shale/server/store"
 	"github.com/shaledb/shale/server/store/storetest"
@@ -92,6 +94,9 @@ func TestReplicaFollowsLog(t *testing.T) {
 	uid := writeHash(t, primary, "big", 100)
 	writeBatch(t, primary, func(b *store.Batch) { b.AddKeys(0, 2); b.AddExpires(0, 1) })
 	writeBatch(t, primary, func(b *store.Batch) { b.PutLibrary("lib", []byte("#!lua name=lib")) })
+	writeBatch(t, primary, func(b *store.Batch) { b.AddKeys(1, 5) })
+	writeBatch(t, primary, func(b *store.Batch) { b.ResetKeys(1) })
+	writeBatch(t, primary, func(b *store.Batch) { b.AddKeys(1, 3) })
 	writeBatch(t, primary, func(b *store.Batch) { b.SwapDB(0, 1) })
 	deleteHash(t, primary, "big", uid, true)
 	applied := follow(t, primary, replica)
@@ -197,5 +202,37 @@ func TestRecoverReinstall(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "CURRENT")); err != nil {
 		t.Fatalf("the new database is gone: %v", err)
+	}
+}
+
+// TestReadWALGone: once the log that held a sequence number was deleted
+// (past replication.wal_retention), reading from it fails with ErrWALGone,
+// and neither crashes nor skips ahead; the log's tail still reads.
+func TestReadWALGone(t *testing.T) {
+	cfg := storetest.Config(t)
+	cfg.Replication.WALRetention = conf.Duration{Duration: time.Second}
+	cfg.Replication.WALRetentionBytes = 0
+	st := storetest.Open(t, &cfg)
+	writeHash(t, st, "old", 3)
+	if err := st.Flush(); err != nil { // the log file becomes obsolete: archived
+		t.Fatal(err)
+	}
+	time.Sleep(2500 * time.Millisecond)
+	writeHash(t, st, "new", 3)
+	tail := st.LastSequence()
+	if err := st.Flush(); err != nil { // the purge of archived files older than 1s runs
+		t.Fatal(err)
+	}
+	r := st.ReadWAL(1)
+	defer r.Close()
+	if _, err := r.Next(1 << 20); !errors.Is(err, store.ErrWALGone) {
+		t.Fatalf("reading from sequence 1: %v, want ErrWALGone", err)
+	}
+	writeHash(t, st, "newer", 1)
+	r2 := st.ReadWAL(tail + 1)
+	defer r2.Close()
+	batches, err := r2.Next(1 << 20)
+	if err != nil || len(batches) == 0 || batches[0].Seq != tail+1 {
+		t.Fatalf("reading the tail from %d: %d batches, %v", tail+1, len(batches), err)
 	}
 }
