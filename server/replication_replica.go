@@ -477,6 +477,11 @@ func (s *Server) installCheckpoint(u *upstream, dir string) error {
 		return errStopped
 	}
 	err := s.st.Reinstall(dir)
+	if errors.Is(err, store.ErrUnusable) {
+		// Nothing can be served without a store, and no command may run
+		// on a closed one.
+		s.log.Fatal().Err(err).Msg("replication: full sync: the store does not open again")
+	}
 	resume()
 	if err != nil {
 		return err

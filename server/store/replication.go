@@ -382,11 +382,17 @@ func (s *Store) ReloadUIDs() error {
 	return s.uids.load(s)
 }
 
+// ErrUnusable is returned by Reinstall when neither the checkpoint nor the
+// database it was to replace opens: the store is closed for good.
+var ErrUnusable = errors.New("store: no database opens")
+
 // Reinstall replaces the database with the checkpoint in dir (a directory
 // beside the store's, which it takes), as a replica's full sync does:
 // background work stops, the database closes, the checkpoint takes its
 // place, and everything opens again, so that the store holds exactly the
-// checkpoint. The caller makes sure that nothing else uses the store
+// checkpoint. When the checkpoint does not open, the old database goes back
+// in place and opens again; when that fails too, the error wraps
+// ErrUnusable. The caller makes sure that nothing else uses the store
 // meanwhile: no command runs, no reader is open.
 func (s *Store) Reinstall(dir string) error {
 	close(s.full.stopc)
@@ -403,22 +409,40 @@ func (s *Store) Reinstall(dir string) error {
 
 	live := filepath.Clean(s.cfg.Storage.Dir)
 	old := live + ".old"
-	if err := os.RemoveAll(old); err != nil {
-		return fmt.Errorf("store: reinstall: %w", err)
+	swapped := false
+	err := os.RemoveAll(old)
+	if err == nil {
+		err = os.Rename(live, old)
 	}
-	if err := os.Rename(live, old); err != nil {
-		return fmt.Errorf("store: reinstall: %w", err)
+	if err == nil {
+		if err = os.Rename(dir, live); err == nil {
+			swapped = true
+			err = syncDir(filepath.Dir(live))
+		}
 	}
-	if err := os.Rename(dir, live); err != nil {
-		return fmt.Errorf("store: reinstall: %w", err)
+	if err == nil {
+		if err = s.open(); err == nil {
+			if rerr := os.RemoveAll(old); rerr != nil {
+				s.log.Warn().Err(rerr).Str("dir", old).Msg("reinstall: could not remove the old database")
+			}
+			return nil
+		}
 	}
-	if err := syncDir(filepath.Dir(live)); err != nil {
-		return fmt.Errorf("store: reinstall: %w", err)
+	// Back to the database the store had.
+	if swapped {
+		if rerr := os.RemoveAll(live); rerr != nil {
+			return fmt.Errorf("%w: reinstall: %w; and %w", ErrUnusable, err, rerr)
+		}
 	}
-	if err := os.RemoveAll(old); err != nil {
-		s.log.Warn().Err(err).Str("dir", old).Msg("reinstall: could not remove the old database")
+	if _, serr := os.Stat(old); serr == nil {
+		if rerr := os.Rename(old, live); rerr != nil {
+			return fmt.Errorf("%w: reinstall: %w; and %w", ErrUnusable, err, rerr)
+		}
 	}
-	return s.open()
+	if oerr := s.open(); oerr != nil {
+		return fmt.Errorf("%w: reinstall: %w; and the old database: %w", ErrUnusable, err, oerr)
+	}
+	return fmt.Errorf("store: reinstall: %w", err)
 }
 
 // RecoverReinstall finishes or undoes a Reinstall that a crash cut short,

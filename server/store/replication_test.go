@@ -236,3 +236,25 @@ func TestReadWALGone(t *testing.T) {
 		t.Fatalf("reading the tail from %d: %d batches, %v", tail+1, len(batches), err)
 	}
 }
+
+// TestReinstallBadCheckpoint: a checkpoint that does not open leaves the
+// store on its old database, open and whole.
+func TestReinstallBadCheckpoint(t *testing.T) {
+	st := storetest.Open(t, nil)
+	writeHash(t, st, "kept", 5)
+	bad := filepath.Join(t.TempDir(), "bad")
+	if err := os.MkdirAll(bad, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bad, "CURRENT"), []byte("MANIFEST-999999\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := st.Reinstall(bad)
+	if err == nil || errors.Is(err, store.ErrUnusable) {
+		t.Fatalf("Reinstall of a broken checkpoint: %v, want an error that is not ErrUnusable", err)
+	}
+	if n := count(t, st, store.CFSubkey); n != 5 {
+		t.Fatalf("after the failed reinstall the store holds %d sub-keys, want the 5 it had", n)
+	}
+	writeHash(t, st, "after", 1) // and takes writes
+}
