@@ -110,7 +110,9 @@ func (r *WALReader) Next(maxBytes int) ([]WALBatch, error) {
 	var out []WALBatch
 	size := 0
 	for r.it.Valid() {
+		// GetBatch hands the batch over: the next call must move on.
 		wb, seq := r.it.GetBatch()
+		r.fresh = false
 		if seq != r.next {
 			wb.Destroy()
 			r.release()

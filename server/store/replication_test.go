@@ -18,12 +18,17 @@ import (
 // follow applies every batch the primary's log holds from the replica's
 // next sequence number on, and returns what the batches changed.
 func follow(t *testing.T, primary, replica *store.Store) []store.Applied {
+	return followBy(t, primary, replica, 64<<10)
+}
+
+// followBy is follow reading the log maxBytes at a time.
+func followBy(t *testing.T, primary, replica *store.Store, maxBytes int) []store.Applied {
 	t.Helper()
 	r := primary.ReadWAL(replica.LastSequence() + 1)
 	defer r.Close()
 	var out []store.Applied
 	for {
-		batches, err := r.Next(64 << 10)
+		batches, err := r.Next(maxBytes)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -257,4 +262,26 @@ func TestReinstallBadCheckpoint(t *testing.T) {
 		t.Fatalf("after the failed reinstall the store holds %d sub-keys, want the 5 it had", n)
 	}
 	writeHash(t, st, "after", 1) // and takes writes
+}
+
+// TestReadWALInSteps: a reader whose calls stop at their byte bound, one
+// batch each, goes on from the next batch call after call: a replica fed
+// that way ends with the primary's records.
+func TestReadWALInSteps(t *testing.T) {
+	primary := storetest.Open(t, nil)
+	replica := storetest.Open(t, nil)
+	cp := filepath.Join(t.TempDir(), "cp")
+	if err := primary.Checkpoint(cp); err != nil {
+		t.Fatal(err)
+	}
+	if err := replica.Reinstall(cp); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		writeHash(t, primary, fmt.Sprintf("h%d", i), 50)
+	}
+	if applied := followBy(t, primary, replica, 1); len(applied) < 20 {
+		t.Fatalf("%d batches applied, want at least 20", len(applied))
+	}
+	sameRecords(t, primary, replica)
 }
