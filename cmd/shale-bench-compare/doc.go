@@ -121,7 +121,9 @@ func benchmarksDoc(r *results, tables string, plots map[string]string, plotDir s
 	w("  both; the issue's example is 2 GB over a 200 MB cache), then %d clients run\n", m.Workers)
 	w("  random HGET and HSET over the whole data set for %v. The harness samples\n", m.Mixed)
 	w("  VmRSS from /proc four times a second and reads VmHWM at the end. Target:\n")
-	w("  RSS ≤ block cache + memtables + 256 MiB.\n\n")
+	w("  RSS ≤ block cache + memtables + 256 MiB.\n")
+	replicationDoc(w, o)
+	w("\n")
 
 	w("## Results\n\n")
 	w("%s", headlines(r))
@@ -151,4 +153,36 @@ func intsText(v []int) string {
 		s[i] = fmt.Sprint(n)
 	}
 	return strings.Join(s, ", ")
+}
+
+// replicationDoc describes the replication phases.
+func replicationDoc(w func(format string, args ...any), o options) {
+	c := o.Repl
+	w("- **Replication lag.** A primary and a replica (`REPLICAOF`) of Shale and of Redis, each\n")
+	w("  with the configuration above; the two pairs take turns (rounds: %d), each for %v under\n", c.LagRounds, c.LagFor)
+	w("  `redis-benchmark -t set -P 16 -c %d -r %d` against its primary, which the harness kills\n", o.Clients, o.Keyspace)
+	w("  at the end. Offsets cannot be compared (Shale's are RocksDB sequence numbers, Redis's\n")
+	w("  bytes of its stream), so the lag is measured in time, through the same commands on both:\n")
+	w("  every %v the harness SETs a marker key on the primary to the next integer and notes when\n", c.MarkEvery)
+	w("  the SET is acknowledged, while another connection GETs that key on the replica every\n")
+	w("  %v and notes when each new value first shows. A replica applies writes in order, so\n", c.PollPause)
+	w("  a marker's lag is the time from its acknowledgement to the first replica read that\n")
+	w("  returned it or a later one (0 when the replica had it before the acknowledgement\n")
+	w("  arrived); it includes one read's round trip. Once the load stops, the reader waits up\n")
+	w("  to %v for the last markers; any still missing are counted, not measured. p50 and p99\n", c.LagDrain)
+	w("  pool every round's markers. The primary's rate is INFO's `total_commands_processed`\n")
+	w("  over the run: each server runs the load as fast as it takes it.\n")
+	keys := c.SyncBytes / int64(c.SyncValue)
+	w("- **Full sync.** A fresh primary of each kind gets %d keys of %d-byte random values\n", keys, c.SyncValue)
+	w("  (incompressible, so that neither RocksDB's block compression nor Redis's RDB LZF\n")
+	w("  shrinks the transfer) from %d connections pipelining %d SETs, and Shale's finishes its\n", c.LoadConns, c.LoadPipe)
+	w("  flushes and compactions. Then a fresh replica gets `REPLICAOF`, and the harness reads its\n")
+	w("  `INFO replication` and `DBSIZE` every 10 ms until `master_link_status:up`,\n")
+	w("  `master_sync_in_progress:0` and all %d keys are there (and checks one value's length).\n", keys)
+	w("  MiB/s is the keys' and values' bytes over that time. Shale sends a RocksDB checkpoint.\n")
+	w("  Redis is timed twice from the same primary, each time into a fresh replica: its 7.0\n")
+	w("  default, diskless (the RDB goes straight to the socket), with `repl-diskless-sync-delay 0`\n")
+	w("  (the default 5 s waits for more replicas to share the transfer; none come), and\n")
+	w("  disk-based (`repl-diskless-sync no`: an RDB file first), which Shale's checkpoint\n")
+	w("  resembles. Redis's replica keeps its default: it writes the RDB to disk, then loads it.\n")
 }

@@ -18,7 +18,12 @@
 //   - reclaim: the subkey column family's SST bytes, every second, after a
 //     1,000,000-field hash is deleted with no manual command;
 //   - memory: Shale's RSS during a mixed read/write run over a data set ten
-//     times its block cache.
+//     times its block cache;
+//   - replication (replication.go): a primary and a replica of each kind,
+//     Shale and Redis, in alternating rounds: the time from a write's
+//     acknowledgement on the loaded primary until the replica serves it
+//     (p50, p99); then the full-sync throughput of a fresh replica from a
+//     primary holding 1 GiB.
 //
 // The machine is shared and noisy, so every comparison is a ratio measured
 // in the same run. The harness starts every process itself and stops each by
@@ -63,10 +68,12 @@ type options struct {
 	Load    loadConfig
 	WALTxns int // transactions of the WAL evidence
 
+	Repl replConfig
+
 	Phases map[string]bool
 }
 
-const allPhases = "throughput,multi,publish,del,reclaim,memory"
+const allPhases = "throughput,multi,publish,del,reclaim,memory,repl-lag,full-sync"
 
 func main() {
 	serve := flag.String("serve-ceiling", "", "internal: serve the in-memory ceiling server on this address and nothing else")
@@ -103,7 +110,12 @@ func main() {
 	flag.DurationVar(&o.Load.PubFor, "pub-for", 10*time.Second, "how long each PUBLISH run publishes")
 	flag.IntVar(&o.Load.PubPayload, "pub-payload", 32, "bytes per published message")
 	flag.IntVar(&o.WALTxns, "wal-txns", 1000, "transactions sent one at a time to count their WAL batches")
-	phases := flag.String("phases", allPhases, "comma-separated phases to run")
+	flag.IntVar(&o.Repl.LagRounds, "repl-rounds", 2, "alternating replication-lag runs per server")
+	flag.DurationVar(&o.Repl.LagFor, "repl-lag-for", 20*time.Second, "write load of each replication-lag run")
+	flag.DurationVar(&o.Repl.MarkEvery, "repl-mark-every", 5*time.Millisecond, "interval between two lag markers written to the primary")
+	flag.Int64Var(&o.Repl.SyncBytes, "sync-data", 1<<30, "bytes of keys' values loaded into the primary before the timed full sync")
+	flag.IntVar(&o.Repl.SyncValue, "sync-value", 64<<10, "bytes per value of the full sync's data set")
+	phases := flag.String("phases", allPhases, "comma-separated phases to run (-phases repl-lag,full-sync runs the replication ones alone)")
 	flag.Parse()
 
 	if *serve != "" {
@@ -129,6 +141,8 @@ func main() {
 		fatal(fmt.Errorf("-pub-subscribers: %w", err))
 	}
 	o.Load.PubDrainMax = 30 * time.Second
+	o.Repl.SyncMax, o.Repl.LagDrain, o.Repl.PollPause = 5*time.Minute, 60*time.Second, 200*time.Microsecond
+	o.Repl.LoadConns, o.Repl.LoadPipe = 4, 8
 	slices.Sort(o.DelSizes) // the tables and the headline read them smallest first
 	switch {
 	case o.Rounds < 1:
@@ -141,6 +155,10 @@ func main() {
 		fatal(errors.New("-txn-clients, -txn-sets, -pub-clients and -wal-txns: want at least 1"))
 	case o.Load.TxnFor < time.Second || o.Load.PubFor < time.Second:
 		fatal(errors.New("-txn-for and -pub-for: want at least 1s"))
+	case o.Repl.LagRounds < 1 || o.Repl.LagFor < time.Second || o.Repl.MarkEvery <= 0:
+		fatal(errors.New("-repl-rounds: want at least 1; -repl-lag-for: at least 1s; -repl-mark-every: positive"))
+	case o.Repl.SyncValue < 1 || o.Repl.SyncBytes < int64(o.Repl.SyncValue):
+		fatal(errors.New("-sync-value: want at least 1, and -sync-data at least one value"))
 	}
 	o.Phases = map[string]bool{}
 	for _, p := range strings.Split(*phases, ",") {
@@ -196,6 +214,9 @@ func quickDefaults(o *options, set map[string]bool, delSizes *string, memData, m
 	def("txn-for", func() { o.Load.TxnFor = 3 * time.Second })
 	def("pub-for", func() { o.Load.PubFor = 3 * time.Second })
 	def("wal-txns", func() { o.WALTxns = 200 })
+	def("repl-rounds", func() { o.Repl.LagRounds = 1 })
+	def("repl-lag-for", func() { o.Repl.LagFor = 8 * time.Second })
+	def("sync-data", func() { o.Repl.SyncBytes = 100 << 20 })
 }
 
 // results collects what the phases measured; a phase not run leaves its
@@ -211,6 +232,8 @@ type results struct {
 	Dels       []delSample
 	Reclaim    *reclaimResult
 	Memory     *memoryResult
+	ReplLag    []lagRun
+	FullSync   []fullSyncRun
 }
 
 func run(o options) error {
@@ -259,6 +282,16 @@ func run(o options) error {
 	}
 	if o.Phases["memory"] {
 		if err := runMemoryPhase(ctx, o, work, r); err != nil {
+			return err
+		}
+	}
+	if o.Phases["repl-lag"] {
+		if err := runReplLag(ctx, o, work, r); err != nil {
+			return err
+		}
+	}
+	if o.Phases["full-sync"] {
+		if err := runFullSync(ctx, o, work, r); err != nil {
 			return err
 		}
 	}

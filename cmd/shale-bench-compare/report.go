@@ -163,7 +163,85 @@ func writeCSVs(r *results) error {
 			return err
 		}
 	}
+	return writeReplicationCSVs(r)
+}
+
+// writeReplicationCSVs writes the replication lag, per run and pooled,
+// and the full syncs.
+func writeReplicationCSVs(r *results) error {
+	out := r.Opts.Out
+	if len(r.ReplLag) > 0 {
+		ms := func(d time.Duration) string { return ftoa(d.Seconds()*1e3, 3) }
+		var rows [][]string
+		for _, run := range r.ReplLag {
+			rows = append(rows, []string{strconv.Itoa(run.Round), run.Server, ftoa(run.WritesPerSec, 0), strconv.Itoa(len(run.Lags)),
+				strconv.Itoa(run.Unseen), strconv.FormatInt(run.FullSyncs, 10),
+				ms(percentile(run.Lags, 50)), ms(percentile(run.Lags, 99)), ms(percentile(run.Lags, 100))})
+		}
+		if err := writeCSV(filepath.Join(out, "replication_lag_runs.csv"),
+			[]string{"round", "server", "primary_writes_per_sec", "markers", "unseen", "full_syncs", "lag_p50_ms", "lag_p99_ms", "lag_max_ms"}, rows); err != nil {
+			return err
+		}
+		sum := summarizeLag(r.ReplLag)
+		sh, rd := sum["shale"], sum["redis"]
+		metric := func(name string, shale, redis float64, prec int) []string {
+			return []string{name, optional(shale, prec), optional(redis, prec), ratio(shale, redis)}
+		}
+		rows = [][]string{
+			metric("lag_p50_ms", sh.P50.Seconds()*1e3, rd.P50.Seconds()*1e3, 3),
+			metric("lag_p99_ms", sh.P99.Seconds()*1e3, rd.P99.Seconds()*1e3, 3),
+			metric("lag_max_ms", sh.Max.Seconds()*1e3, rd.Max.Seconds()*1e3, 3),
+			metric("primary_writes_per_sec", sh.WritesPerSec, rd.WritesPerSec, 0),
+			{"markers", strconv.Itoa(sh.Markers), strconv.Itoa(rd.Markers), ""},
+			{"unseen", strconv.Itoa(sh.Unseen), strconv.Itoa(rd.Unseen), ""},
+		}
+		if err := writeCSV(filepath.Join(out, "replication_lag.csv"),
+			[]string{"metric", "shale", "redis", "shale_to_redis"}, rows); err != nil {
+			return err
+		}
+	}
+	if len(r.FullSync) > 0 {
+		shale := fullSyncSpeed(r.FullSync, "shale")
+		var rows [][]string
+		for _, f := range r.FullSync {
+			rows = append(rows, []string{f.Server, f.Transfer, strconv.Itoa(f.Keys), strconv.FormatInt(f.Bytes, 10),
+				ftoa(f.Seconds, 3), ftoa(f.MiBPerSec(), 1), shaleTo(shale, f)})
+		}
+		if err := writeCSV(filepath.Join(out, "full_sync.csv"),
+			[]string{"server", "transfer", "keys", "data_bytes", "seconds", "mib_per_sec", "shale_to_this"}, rows); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// shaleTo is Shale's full-sync speed over f's, or "" for Shale's own row.
+func shaleTo(shale float64, f fullSyncRun) string {
+	if f.Server == "shale" {
+		return ""
+	}
+	return ratio(shale, f.MiBPerSec())
+}
+
+// lagText formats a lag, "≥ " first when some of its markers never
+// reached the replica: their lags, and so the figure, are lower bounds.
+func lagText(d time.Duration, unseen int) string { return atLeast(unseen) + formatDuration(d) }
+
+func atLeast(unseen int) string {
+	if unseen > 0 {
+		return "≥ "
+	}
+	return ""
+}
+
+// fullSyncSpeed is server's first full sync's MiB/s; 0 if it had none.
+func fullSyncSpeed(runs []fullSyncRun, server string) float64 {
+	for _, f := range runs {
+		if f.Server == server {
+			return f.MiBPerSec()
+		}
+	}
+	return 0
 }
 
 // optional formats v, or "" when it is 0 (the server did not run the test).
@@ -274,6 +352,52 @@ func resultTables(r *results) string {
 			mib(int64(m.Fields)*int64(len(memField(0))+c.ValueBytes)), m.Keys, c.FieldsPerKey, c.ValueBytes, mib(m.SSTBytesSubkey),
 			mib(c.BlockCacheBytes), mib(c.MemtableBudget()), mib(c.Target()), mib(m.PeakRSSMixed), mib(m.HWMTotal),
 			float64(m.MixedOps)/m.MixedSeconds)
+	}
+	b.WriteString(replicationTables(r))
+	return b.String()
+}
+
+// replicationTables renders the replication lag and full-sync phases.
+func replicationTables(r *results) string {
+	var b strings.Builder
+	if len(r.ReplLag) > 0 {
+		sum := summarizeLag(r.ReplLag)
+		sh, rd := sum["shale"], sum["redis"]
+		b.WriteString("### Replication lag under a write load (all runs' markers pooled)\n\n")
+		b.WriteString("Time from a write's acknowledgement by the primary until a read on its replica returns it;\n")
+		b.WriteString("Shale / Redis above 1 means Shale's replica trails further behind.\n\n")
+		b.WriteString("| | Shale | Redis | Shale / Redis |\n|---|--:|--:|--:|\n")
+		lag := func(name string, shale, redis time.Duration) {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s%s |\n", name, lagText(shale, sh.Unseen), lagText(redis, rd.Unseen),
+				atLeast(sh.Unseen), ratio(float64(shale), float64(redis)))
+		}
+		lag("lag p50", sh.P50, rd.P50)
+		lag("lag p99", sh.P99, rd.P99)
+		lag("lag max", sh.Max, rd.Max)
+		fmt.Fprintf(&b, "| primary's commands / s under the load (median of runs) | %.0f | %.0f | %s |\n", sh.WritesPerSec, rd.WritesPerSec, ratio(sh.WritesPerSec, rd.WritesPerSec))
+		fmt.Fprintf(&b, "| markers measured | %d | %d | |\n", sh.Markers, rd.Markers)
+		fmt.Fprintf(&b, "| markers not on the replica %v after the load | %d | %d | |\n", r.Opts.Repl.LagDrain, sh.Unseen, rd.Unseen)
+		fmt.Fprintf(&b, "| full syncs the primary served during the runs | %d | %d | |\n\n", sh.FullSyncs, rd.FullSyncs)
+		b.WriteString("| round | server | primary's commands / s | markers | lag p50 | lag p99 | lag max |\n|--:|---|--:|--:|--:|--:|--:|\n")
+		for _, run := range r.ReplLag {
+			fmt.Fprintf(&b, "| %d | %s | %.0f | %d | %s | %s | %s |\n", run.Round, run.Server, run.WritesPerSec, len(run.Lags),
+				lagText(percentile(run.Lags, 50), run.Unseen), lagText(percentile(run.Lags, 99), run.Unseen), lagText(percentile(run.Lags, 100), run.Unseen))
+		}
+		b.WriteString("\n")
+		if sh.Unseen+rd.Unseen > 0 {
+			fmt.Fprintf(&b, "≥: markers that had not reached the replica %v after the load stopped count with the time until then, a lower bound.\n\n", r.Opts.Repl.LagDrain)
+		}
+	}
+	if len(r.FullSync) > 0 {
+		shale := fullSyncSpeed(r.FullSync, "shale")
+		b.WriteString("### Full sync of a fresh replica\n\n")
+		b.WriteString("Shale / this above 1 means Shale's full sync moves the data set faster.\n\n")
+		b.WriteString("| server | transfer | data set | REPLICAOF until in sync | MiB/s | Shale / this |\n|---|---|--:|--:|--:|--:|\n")
+		for _, f := range r.FullSync {
+			fmt.Fprintf(&b, "| %s | %s | %s (%d keys) | %.2f s | %.0f | %s |\n", f.Server, f.Transfer, mib(f.Bytes), f.Keys,
+				f.Seconds, f.MiBPerSec(), or(shaleTo(shale, f), "–"))
+		}
+		b.WriteString("\n")
 	}
 	return b.String()
 }
@@ -386,6 +510,19 @@ func headlines(r *results) string {
 		peak := max(m.PeakRSSMixed, m.HWMTotal)
 		fmt.Fprintf(&b, "- Peak RSS %s with a %s block cache and %s of memtable budget over %s of data (target ≤ %s: %s).\n",
 			mib(peak), mib(c.BlockCacheBytes), mib(c.MemtableBudget()), mib(c.DataBytes), mib(c.Target()), met(peak <= c.Target()))
+	}
+	if sum := summarizeLag(r.ReplLag); len(sum) == 2 {
+		sh, rd := sum["shale"], sum["redis"]
+		fmt.Fprintf(&b, "- Replication lag under redis-benchmark's pipelined SET load: Shale p50 %s, p99 %s; Redis p50 %s, p99 %s (Shale / Redis: %s at p50, %s at p99).\n",
+			lagText(sh.P50, sh.Unseen), lagText(sh.P99, sh.Unseen), lagText(rd.P50, rd.Unseen), lagText(rd.P99, rd.Unseen),
+			atLeast(sh.Unseen)+ratio(float64(sh.P50), float64(rd.P50)), atLeast(sh.Unseen)+ratio(float64(sh.P99), float64(rd.P99)))
+	}
+	if len(r.FullSync) > 0 {
+		var speeds []string
+		for _, f := range r.FullSync {
+			speeds = append(speeds, fmt.Sprintf("%s %.0f MiB/s by %s", serverLabels[f.Server], f.MiBPerSec(), f.Transfer))
+		}
+		fmt.Fprintf(&b, "- Full sync of a fresh replica from a primary holding %s: %s.\n", mib(r.FullSync[0].Bytes), strings.Join(speeds, ", "))
 	}
 	if b.Len() > 0 {
 		b.WriteString("\n")
