@@ -467,7 +467,7 @@ func parseOutputLimits(c *conf.Config, v string) error {
 			next.ClientOutputBufferLimit = conf.ByteSize(hard)
 		case "slave", "replica":
 			if hard != 268435456 || soft != 67108864 || secs != 60 {
-				return errors.New("Shale has no replicas: the replica class stays \"" + replicaOutputLimits + "\"")
+				return errors.New("a Shale primary sends its replicas its log as they take it, and buffers none of it: the replica class stays \"" + replicaOutputLimits + "\"")
 			}
 		case "pubsub":
 			next.PubsubOutputBufferLimit = conf.ByteSize(hard)

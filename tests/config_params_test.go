@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -268,15 +269,10 @@ func TestConfigRewriteReplicaOf(t *testing.T) {
 	primaryPort := strconv.Itoa(primary.Port)
 
 	r := start()
-	// In one transaction, as Sentinel reconfigures a replica.
-	conn := r.Client.Conn()
-	run(t, conn, []step{
-		{cmd("MULTI"), ok},
-		{cmd("REPLICAOF", "127.0.0.1", primaryPort), "QUEUED"},
-		{cmd("CONFIG", "REWRITE"), "QUEUED"},
-		{cmd("EXEC"), []any{ok, ok}},
+	run(t, r.Client, []step{
+		{cmd("REPLICAOF", "127.0.0.1", primaryPort), ok},
+		{cmd("CONFIG", "REWRITE"), ok},
 	})
-	conn.Close()
 	file, err := os.ReadFile(confPath)
 	if err != nil {
 		t.Fatal(err)
@@ -300,5 +296,79 @@ func TestConfigRewriteReplicaOf(t *testing.T) {
 		{cmd("CONFIG", "GET", "replicaof"), []any{"replicaof", ""}},
 		{cmd("ROLE"), []any{"master", anyInt, []any{}}},
 		{cmd("SET", "k", "v"), ok},
+	})
+}
+
+// TestConfigReplicationRuntime: the replication parameters a CONFIG SET
+// changes take effect on the running servers, as in Redis: masterauth lets
+// a replica that the primary refused in, replica-announce-ip and -port are
+// what the primary lists it under, and min-replicas-to-write counts the
+// primary's good replicas. About 3 s per backend.
+func TestConfigReplicationRuntime(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, c *redis.Client, b backend) {
+		const password = "pw"
+		var primary *serverProc
+		if b.isShale() {
+			primary = startShale(t, shaleOpts{Config: "[server]\nrequirepass = \"" + password + "\"\n"})
+		} else {
+			primary = startRedis(t, "--requirepass", password)
+		}
+		pc := newClient(primary.Addr, password)
+		defer pc.Close()
+
+		run(t, c, []step{
+			{cmd("CONFIG", "SET", "replica-announce-ip", "203.0.113.7", "slave-announce-port", "7777"), ok},
+			{cmd("REPLICAOF", "127.0.0.1", primary.Port), ok},
+		})
+		// Without masterauth the primary refuses the replica: the link
+		// stays down however long it retries.
+		time.Sleep(1500 * time.Millisecond)
+		if got := replInfo(t, c)["master_link_status"]; got != "down" {
+			t.Fatalf("without masterauth: master_link_status:%s, want down", got)
+		}
+		run(t, c, []step{{cmd("CONFIG", "SET", "masterauth", password), ok}})
+		waitLinkUp(t, b.Proc, replSyncTimeout)
+		pollUntil(t, 10*time.Second, func() (bool, string) {
+			slave0 := replInfo(t, pc)["slave0"]
+			return strings.HasPrefix(slave0, "ip=203.0.113.7,port=7777,state=online,"), "slave0:" + slave0
+		})
+
+		// One good replica: 2 are too many, 1 is enough.
+		run(t, pc, []step{
+			{cmd("CONFIG", "SET", "min-replicas-to-write", "2"), ok},
+			{cmd("SET", "k", "v"), errText("NOREPLICAS Not enough good replicas to write.")},
+			{cmd("CONFIG", "SET", "min-slaves-to-write", "1"), ok},
+			{cmd("SET", "k", "v"), ok},
+			{cmd("CONFIG", "SET", "min-replicas-to-write", "0"), ok},
+		})
+	})
+}
+
+// TestConfigRewriteInTransaction: Sentinel reconfigures a server in one
+// transaction (MULTI, REPLICAOF, CONFIG REWRITE, CLIENT KILL, EXEC), on a
+// primary and on a replica alike; EXEC answers each command's reply, and
+// a replica answers transactions of reads. Without a config file, CONFIG
+// REWRITE's reply is an error inside EXEC's. About 1 s.
+func TestConfigRewriteInTransaction(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, c *redis.Client, b backend) {
+		port := freePort(t) // no primary there: the link stays down
+		noFile := errText("ERR The server is running without a config file")
+		// Each transaction on a connection of its own: go-redis gives up
+		// on a connection after some errors (READONLY among them).
+		transaction := func(want []any, queued ...[]any) {
+			t.Helper()
+			conn := c.Conn()
+			defer conn.Close()
+			steps := []step{{cmd("MULTI"), ok}}
+			for _, q := range queued {
+				steps = append(steps, step{q, "QUEUED"})
+			}
+			run(t, conn, append(steps, step{cmd("EXEC"), want}))
+		}
+		transaction([]any{ok, noFile}, cmd("REPLICAOF", "127.0.0.1", port), cmd("CONFIG", "REWRITE"))
+		run(t, c, []step{{cmd("ROLE"), []any{"slave", "127.0.0.1", port, anyString, anyInt}}})
+		transaction([]any{nil, "PONG"}, cmd("GET", "k"), cmd("PING"))
+		transaction([]any{ok, noFile}, cmd("REPLICAOF", "NO", "ONE"), cmd("CONFIG", "REWRITE"))
+		run(t, c, []step{{cmd("ROLE"), []any{"master", anyInt, []any{}}}})
 	})
 }

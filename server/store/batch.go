@@ -277,9 +277,6 @@ func (s *Store) Write(b *Batch) error {
 	if s.isClosing() {
 		return ErrClosed
 	}
-	if s.readOnly.Load() {
-		return ErrReadOnly
-	}
 	def := s.cfIDs[CFDefault]
 	var zero [8]byte
 	for _, db := range b.resets {
@@ -302,7 +299,10 @@ func (s *Store) Write(b *Batch) error {
 	}
 	dbs := s.putDBMap(b)
 	if b.rep.count == 0 {
-		return nil
+		return nil // nothing to write: a read-only transaction's, say
+	}
+	if s.readOnly.Load() {
+		return ErrReadOnly
 	}
 	b.appendReclaimLog()
 	if err := s.writes.write(s, b); err != nil {

@@ -285,3 +285,22 @@ func TestReadWALInSteps(t *testing.T) {
 	}
 	sameRecords(t, primary, replica)
 }
+
+// TestReadOnlyStore: a replica's store refuses writes and uid blocks, but
+// takes an empty batch (a transaction of reads), and takes writes again
+// once promoted.
+func TestReadOnlyStore(t *testing.T) {
+	st := storetest.Open(t, nil)
+	st.SetReadOnly(true)
+	b := st.NewBatch()
+	if err := st.Write(b); err != nil {
+		t.Fatalf("an empty batch on a read-only store: %v", err)
+	}
+	b.Put(store.CFDefault, []byte("k"), []byte("v"))
+	if err := st.Write(b); !errors.Is(err, store.ErrReadOnly) {
+		t.Fatalf("a write on a read-only store: %v, want ErrReadOnly", err)
+	}
+	b.Release()
+	st.SetReadOnly(false)
+	writeHash(t, st, "promoted", 1)
+}
