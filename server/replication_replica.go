@@ -278,12 +278,10 @@ func (u *upstream) fullSync(l *link, id string) error {
 		}
 	}()
 	for {
-		_ = l.conn.SetReadDeadline(time.Now().Add(l.timeout))
-		args, err := l.r.Next()
+		args, err := u.next(l)
 		if err != nil {
 			return err
 		}
-		u.lastIO.Store(time.Now().UnixMilli())
 		switch {
 		case len(args) == 2 && string(args[0]) == "SIZE":
 			n, _ := strconv.ParseInt(string(args[1]), 10, 64)
@@ -330,6 +328,16 @@ func (u *upstream) fullSync(l *link, id string) error {
 	}
 }
 
+// next reads the primary's next frame, within repl-timeout.
+func (u *upstream) next(l *link) ([][]byte, error) {
+	_ = l.conn.SetReadDeadline(time.Now().Add(l.timeout))
+	args, err := l.r.Next()
+	if err == nil {
+		u.lastIO.Store(time.Now().UnixMilli())
+	}
+	return args, err
+}
+
 // ack tells the primary the offset this replica holds.
 func (u *upstream) ack(l *link) error {
 	return l.send("REPLCONF", "ACK", strconv.FormatUint(u.s.st.LastSequence(), 10))
@@ -354,12 +362,10 @@ func (u *upstream) stream(l *link) error {
 	var pending []pendingBatch
 	size := 0
 	for {
-		_ = l.conn.SetReadDeadline(time.Now().Add(l.timeout))
-		args, err := l.r.Next()
+		args, err := u.next(l)
 		if err != nil {
 			return err
 		}
-		u.lastIO.Store(time.Now().UnixMilli())
 		switch {
 		case len(args) == 3 && string(args[0]) == "BATCH":
 			seq, err := strconv.ParseUint(string(args[1]), 10, 64)

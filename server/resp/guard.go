@@ -194,17 +194,8 @@ func (g *Guard) endInline(out []byte) ([]byte, Error) {
 	if len(args) == 0 {
 		return out, ""
 	}
-	out = append(out, '*')
-	out = strconv.AppendInt(out, int64(len(args)), 10)
-	out = append(out, '\r', '\n')
-	for _, a := range args {
-		out = append(out, '$')
-		out = strconv.AppendInt(out, int64(len(a)), 10)
-		out = append(out, '\r', '\n')
-		out = append(out, a...)
-		out = append(out, '\r', '\n')
-	}
-	return out, ""
+	// The canonical form of an inline command is its multibulk frame.
+	return AppendFrame(out, args...), ""
 }
 
 // endHeader handles a complete "*N" or "$N" line (without its '\n').
