@@ -19,11 +19,11 @@ BENCHTIME ?= 1s
 # Benchmarks that build a million-element key per iteration run a fixed count.
 HEAVY     := BenchmarkDel$$|BenchmarkReclaimAfterDel$$|BenchmarkDelHash$$|BenchmarkDelZSet$$|BenchmarkDelList$$|BenchmarkDelSet$$
 HEAVYTIME ?= 3x
-FUZZ      := metadata:FuzzDecodeMeta metadata:FuzzDecodeBook metadata:FuzzDecodeExpireKey metadata:FuzzDecodeMetaKey metadata:FuzzDecodeDBMap metadata:FuzzDecodeStreamMeta subkey:FuzzDecodeSubkey subkey:FuzzScoreOrder subkey:FuzzDecodeScoreKey subkey:FuzzDecodeStream subkey:FuzzDecodeStreamGroup subkey:FuzzDecodeFragKey server/resp:FuzzGuard server/resp:FuzzRequest server/resp:FuzzBinaryArgs server/types:FuzzMatch server/types:FuzzParseNumbers server/types:FuzzParseRanges server/store:FuzzBatchRep server/hll:FuzzValue server/geo:FuzzGeo server:FuzzCommands
+FUZZ      := metadata:FuzzDecodeMeta metadata:FuzzDecodeBook metadata:FuzzDecodeExpireKey metadata:FuzzDecodeMetaKey metadata:FuzzDecodeDBMap metadata:FuzzDecodeStreamMeta subkey:FuzzDecodeSubkey subkey:FuzzScoreOrder subkey:FuzzDecodeScoreKey subkey:FuzzDecodeStream subkey:FuzzDecodeStreamGroup subkey:FuzzDecodeFragKey server/resp:FuzzGuard server/resp:FuzzRequest server/resp:FuzzBinaryArgs server/resp:FuzzFrames server/types:FuzzMatch server/types:FuzzParseNumbers server/types:FuzzParseRanges server/store:FuzzBatchRep server/hll:FuzzValue server/geo:FuzzGeo server:FuzzCommands
 PKGS_RUN  := librocksdb-dev build-essential redis-tools
-# The e2e tests also drive real Redis, the redis-py and ioredis clients and a
-# Celery worker.
-PKGS_TEST := $(PKGS_RUN) redis-server python3-redis python3-celery python3-kombu nodejs npm
+# The e2e tests also drive real Redis, the redis-py and ioredis clients, a
+# Celery worker and Redis Sentinel (the failover drill).
+PKGS_TEST := $(PKGS_RUN) redis-server redis-sentinel python3-redis python3-celery python3-kombu nodejs npm
 # ioredis, Redlock and BullMQ for the e2e tests, pinned by package-lock.json; `npm ci` runs only
 # when node_modules is missing or older than the lockfile.
 NODE_DIR  := tests/clients/node

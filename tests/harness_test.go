@@ -279,50 +279,90 @@ func startProc(t testing.TB, name, bin, dir string, argv func(port int) []string
 	const attempts = 5
 	for attempt := 1; ; attempt++ {
 		port := freePort(t)
-		p := &serverProc{
-			t:    t,
-			Name: name,
-			Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)),
-			Port: port,
-			Dir:  dir,
-			out:  &lockedBuffer{},
-			done: make(chan struct{}),
-		}
-		cmd := exec.Command(bin, argv(port)...)
 		// Relative paths (Shale's default backup_dir, Redis's dump.rdb of
 		// a SAVE) land in a directory of the test's, not in tests/.
-		cmd.Dir = t.TempDir()
-		cmd.Stdout = p.out
-		cmd.Stderr = p.out
-		// If the test binary dies, so does the server.
-		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-		if err := cmd.Start(); err != nil {
-			t.Fatalf("start %s: %v", name, err)
-		}
-		p.Cmd, p.PID = cmd, cmd.Process.Pid
-		go func() {
-			p.waitErr = cmd.Wait()
-			close(p.done)
-		}()
-		err := p.waitReady()
+		p, err := launch(t, name, bin, dir, t.TempDir(), port, argv(port))
 		if err == nil {
-			p.Client = newClient(p.Addr, "")
-			t.Cleanup(func() {
-				p.Stop()
-				if t.Failed() {
-					t.Logf("%s pid %d (%s) output:\n%s", name, p.PID, p.Addr, p.Output())
-				}
-			})
 			return p
 		}
-		p.Kill()
 		out := p.Output()
-		if attempt < attempts && strings.Contains(strings.ToLower(out), "address already in use") {
+		if attempt < attempts && portTaken(out) {
 			t.Logf("%s: port %d taken, retrying", name, port)
 			continue
 		}
-		t.Fatalf("%s %v did not start: %v\noutput:\n%s", name, cmd.Args, err, out)
+		t.Fatalf("%s %v did not start: %v\noutput:\n%s", name, p.Cmd.Args, err, out)
 	}
+}
+
+// Restart starts p's command line again once p has exited: the same port,
+// data directory and flags, as an operator restarts a server (Sentinel
+// knows a server by its address). It retries for a few seconds while the
+// port is still taken.
+func (p *serverProc) Restart(t testing.TB) *serverProc {
+	t.Helper()
+	if !p.exited() {
+		t.Fatalf("%s pid %d: restart while it runs", p.Name, p.PID)
+	}
+	deadline := time.Now().Add(startTimeout)
+	for {
+		np, err := launch(t, p.Name, p.Cmd.Path, p.Dir, p.Cmd.Dir, p.Port, p.Cmd.Args[1:])
+		if err == nil {
+			return np
+		}
+		out := np.Output()
+		if time.Now().Before(deadline) && portTaken(out) {
+			time.Sleep(100 * time.Millisecond)
+			continue
+		}
+		t.Fatalf("%s %v did not restart on port %d: %v\noutput:\n%s", p.Name, np.Cmd.Args, p.Port, err, out)
+	}
+}
+
+// portTaken reports whether a server's output says its port was in use.
+func portTaken(out string) bool {
+	return strings.Contains(strings.ToLower(out), "address already in use")
+}
+
+// launch starts bin with args, in cmdDir, as the server name that listens on
+// port and keeps its data in dir, and waits until it answers. It stops the
+// server at cleanup; when it does not start, it kills it and returns the
+// error, and the process for its output.
+func launch(t testing.TB, name, bin, dir, cmdDir string, port int, args []string) (*serverProc, error) {
+	p := &serverProc{
+		t:    t,
+		Name: name,
+		Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)),
+		Port: port,
+		Dir:  dir,
+		out:  &lockedBuffer{},
+		done: make(chan struct{}),
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = cmdDir
+	cmd.Stdout = p.out
+	cmd.Stderr = p.out
+	// If the test binary dies, so does the server.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", name, err)
+	}
+	p.Cmd, p.PID = cmd, cmd.Process.Pid
+	go func() {
+		p.waitErr = cmd.Wait()
+		close(p.done)
+	}()
+	if err := p.waitReady(); err != nil {
+		p.Kill()
+		return p, err
+	}
+	p.Client = newClient(p.Addr, "")
+	t.Cleanup(func() {
+		p.Stop()
+		if t.Failed() {
+			t.Logf("%s pid %d (%s) output:\n%s", name, p.PID, p.Addr, p.Output())
+		}
+	})
+	return p, nil
 }
 
 // freePort returns a loopback port that was free a moment ago.

@@ -151,7 +151,11 @@ const modelBatch = 16
 // runModel starts a fresh server and runs n ops from next on it, checking
 // the whole state after each one. It stops at the first failure.
 func runModel(t *testing.T, n int, next func() modelOp) modelResult {
-	r := &modelRunner{t: t, m: newModel()}
+	return runModelOn(&modelRunner{t: t, m: newModel()}, n, next)
+}
+
+// runModelOn is runModel with a runner the caller set up.
+func runModelOn(r *modelRunner, n int, next func() modelOp) modelResult {
 	r.start("")
 	defer r.stop(false)
 	result := func(steps, failed int, err error) modelResult {
@@ -182,6 +186,7 @@ func runModel(t *testing.T, n int, next func() modelOp) modelResult {
 	if failed, err := r.flush(); err != nil {
 		return result(failed+1, failed, err)
 	}
+	r.checkReplica()
 	return result(n, -1, nil)
 }
 
@@ -251,7 +256,12 @@ type modelRunner struct {
 	// onRedis: the server is redis-server (TestModelOnRedis), which has
 	// no column families whose records the checks could count.
 	onRedis bool
-	waited  time.Duration // in restarts and waits for active expiry
+	// replica, when withReplica is set, follows the server; after every
+	// restart of the server and at the end it must hold what the server
+	// holds (TestModelReplica).
+	withReplica bool
+	replica     *serverProc
+	waited      time.Duration // in restarts and waits for active expiry
 }
 
 func (r *modelRunner) start(dir string) {
@@ -259,6 +269,16 @@ func (r *modelRunner) start(dir string) {
 	r.cl = newClient(r.p.Addr, "")
 	r.conn = r.cl.Conn()
 	r.pipe = r.conn.Pipeline()
+	if !r.withReplica {
+		return
+	}
+	host, port := splitAddr(r.t, r.p.Addr)
+	if r.replica == nil {
+		r.replica = startShale(r.t, shaleOpts{Config: withReplicaOf("", host+" "+port)})
+		return
+	}
+	// The restarted server listens on another port.
+	do(r.t, r.replica.Client, "REPLICAOF", host, port)
 }
 
 // stop ends the server with SIGTERM or SIGKILL, and waits for the
@@ -276,9 +296,23 @@ func (r *modelRunner) stop(kill bool) {
 
 func (r *modelRunner) restart(kill bool) {
 	defer func(start time.Time) { r.waited += time.Since(start) }(time.Now())
+	r.checkReplica()
 	r.stop(kill)
 	r.start(r.p.Dir)
 	r.restarts++
+}
+
+// checkReplica fails the test unless the replica, once caught up, holds
+// what the server holds, in every database of the model.
+func (r *modelRunner) checkReplica() {
+	if r.replica == nil {
+		return
+	}
+	defer func(start time.Time) { r.waited += time.Since(start) }(time.Now())
+	waitInSync(r.t, 30*time.Second, r.p, r.replica)
+	for db := range modelDBs {
+		compareServers(r.t, r.p.Client, r.replica.Client, db)
+	}
 }
 
 // compactInBackground runs COMPACT on a connection of its own, so that the
