@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/shaledb/shale/conf"
-	"github.com/shaledb/shale/server/store"
 )
 
 // Replication (docs/REPLICATION.md). A primary serves its RocksDB
@@ -324,9 +323,6 @@ func (s *Server) writeRefusal() replyError {
 
 // errStopped ends a link that REPLICAOF replaced or the server closes.
 var errStopped = errors.New("replication: link stopped")
-
-// replicaOfStore maps the store's refusal of a write on a replica.
-func isReadOnlyStore(err error) bool { return errors.Is(err, store.ErrReadOnly) }
 
 // storeGate lets a replica's full sync replace the store's files while no
 // command uses the store (installCheckpoint): commands enter it, and wait
