@@ -355,9 +355,9 @@ var recordCaches = []struct {
 }{{"metadata", store.CFMeta}, {"subkey", store.CFSubkey}}
 
 // infoReplication is INFO's replication section, with Redis's fields. The
-// offsets are sequence numbers; the log replicas resume from is RocksDB's
-// (replication.wal_retention), which has no byte figures to show as
-// Redis's backlog fields, so only repl_backlog_active and _size are there.
+// offsets are sequence numbers; the backlog is RocksDB's write-ahead log
+// (replication.wal_retention): its first offset is that of the oldest batch
+// the log holds, its length the records from there on.
 func infoReplication(s *Server, w *infoWriter) {
 	s.repl.mu.Lock()
 	u := s.repl.upstream
@@ -417,6 +417,12 @@ func infoReplication(s *Server, w *infoWriter) {
 	w.int("second_repl_offset", offset2)
 	w.bool("repl_backlog_active", cfg.WALRetention.Duration > 0 || cfg.WALRetentionBytes > 0)
 	w.int("repl_backlog_size", int64(cfg.WALRetentionBytes))
+	first, ok := s.st.OldestSequence()
+	if !ok {
+		first = uint64(offset) + 1
+	}
+	w.int("repl_backlog_first_byte_offset", int64(first))
+	w.int("repl_backlog_histlen", offset-int64(first)+1)
 }
 
 func infoCPU(_ *Server, w *infoWriter) {

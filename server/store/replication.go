@@ -44,6 +44,33 @@ var ErrOutOfOrder = errors.New("store: replicated batch out of order")
 // offset.
 func (s *Store) LastSequence() uint64 { return s.db.GetLatestSequenceNumber() }
 
+// OldestSequence is the first sequence number of the oldest batch the
+// write-ahead log still holds: a replica may resume from there on. It is
+// false when the log holds nothing. It lists the log files and reads one
+// record: INFO's figure, not a hot path.
+func (s *Store) OldestSequence() (uint64, bool) {
+	if !s.beginManual() {
+		return 0, false
+	}
+	defer s.endManual()
+	if s.LastSequence() == 0 {
+		return 0, false
+	}
+	// From number 1 on, the iterator starts at the first batch of the
+	// oldest file kept.
+	it, err := s.db.GetUpdatesSince(1)
+	if err != nil {
+		return 0, false
+	}
+	defer it.Destroy()
+	if !it.Valid() {
+		return 0, false
+	}
+	wb, seq := it.GetBatch()
+	wb.Destroy()
+	return seq, true
+}
+
 // WALBatch is one batch of the write-ahead log: its first sequence number
 // and its serialized form (RocksDB's, see batchRep).
 type WALBatch struct {
