@@ -384,12 +384,16 @@ var (
 )
 
 // geoaddCommand and geosearchCommand are the geo tests' commands: points
-// in a one-degree square ("13.000000012345": redis-benchmark writes the
-// random int with 12 digits), then the ten nearest to its middle within
-// 50 km, a search that reads the few geohash cells around the centre.
+// spread over a one-degree square ("000000012345e-5" is 0.12345:
+// redis-benchmark writes the random int with 12 digits, and each
+// placeholder gets its own), then the ten nearest to its middle within
+// 1 km, a search that reads the few geohash cells around the centre, a
+// few hundred points. (Points written as "13.__rand_int__" all lay within
+// a millionth of a degree, next to the cells a search 70 km away read:
+// every search went through all of them.)
 var (
-	geoaddCommand    = []string{"GEOADD", "bench:geo", "13.__rand_int__", "38.__rand_int__", "m:__rand_int__"}
-	geosearchCommand = []string{"GEOSEARCH", "bench:geo", "FROMLONLAT", "13.5", "38.5", "BYRADIUS", "50", "km", "COUNT", "10", "ASC"}
+	geoaddCommand    = []string{"GEOADD", "bench:geo", "__rand_int__e-5", "__rand_int__e-5", "m:__rand_int__"}
+	geosearchCommand = []string{"GEOSEARCH", "bench:geo", "FROMLONLAT", "0.5", "0.5", "BYRADIUS", "1", "km", "COUNT", "10", "ASC"}
 )
 
 // pfaddCommand and pfcountCommand are the HyperLogLog tests' commands:
