@@ -457,6 +457,14 @@ func (s *Server) replicated(a store.Applied) {
 		s.invalidateEvents(nil, []keyEvent{{name: flushEvent}})
 		return
 	}
+	if len(a.UIDs) > 0 && s.watchesKeys() {
+		// Members written without their metadata: name their keys.
+		for _, uid := range a.UIDs {
+			if k, ok := s.st.KeyOfUID(uid); ok {
+				a.Keys = append(a.Keys, k)
+			}
+		}
+	}
 	if len(a.Keys) == 0 {
 		return
 	}
@@ -471,6 +479,12 @@ func (s *Server) replicated(a store.Applied) {
 	for _, k := range a.Keys {
 		s.keyReady(nil, k.DB, k.Key)
 	}
+}
+
+// watchesKeys reports whether a client would hear of a changed key: one
+// WATCHes keys, tracks them or waits on them.
+func (s *Server) watchesKeys() bool {
+	return s.watches.keys.Load() > 0 || s.tracking.used.Load() || s.blocking.waiting.Load() > 0
 }
 
 // installCheckpoint puts the checkpoint in dir in place of the data: no

@@ -929,3 +929,52 @@ func (g *loadGen) command() []any {
 	}
 	panic("loadGen: unknown prefix " + prefix)
 }
+
+// TestReplicationTellsReaders: a replicated write, also one that changes
+// only a member of a hash (whose metadata record stays as it was), dirties
+// a WATCH on the replica and sends a tracking client of the replica its
+// invalidation, as a write on the replica itself would. About 1 s per
+// backend.
+func TestReplicationTellsReaders(t *testing.T) {
+	forEachReplBackend(t, func(t *testing.T, backend string) {
+		set := startReplSet(t, backend, 1, "")
+		p, r := set.Primary, set.Replicas[0]
+		do(t, p.Client, "HSET", "h", "f", "v1", "g", "w1")
+		waitInSync(t, 10*time.Second, p, r)
+
+		watcher := r.Client.Conn()
+		defer watcher.Close()
+		do(t, watcher, "WATCH", "h")
+		tracker := dialRaw(t, r.Addr)
+		line := func() string { return strings.TrimSuffix(tracker.readLine(), "\r\n") }
+		tracker.send("HELLO 3\r\n")
+		for line() != "modules" {
+			// HELLO's map ends with its modules entry.
+		}
+		line() // its empty array
+		tracker.send("CLIENT TRACKING ON\r\n")
+		if got := line(); got != "+OK" {
+			t.Fatalf("CLIENT TRACKING ON: %q", got)
+		}
+		tracker.send("HGET h f\r\n")
+		line()
+		line() // $2 v1: h is tracked now
+
+		do(t, p.Client, "HSET", "h", "f", "v2") // only a member changes
+		waitInSync(t, 10*time.Second, p, r)
+
+		if got := line(); got != ">2" {
+			t.Fatalf("tracking client of the replica: %q after the replicated HSET, want an invalidation push", got)
+		}
+		for _, want := range []string{"$10", "invalidate", "*1", "$1", "h"} {
+			if got := line(); got != want {
+				t.Fatalf("invalidation push: %q, want %q", got, want)
+			}
+		}
+		do(t, watcher, "MULTI")
+		do(t, watcher, "HGET", "h", "f")
+		if err := watcher.Do(ctxT(t), "EXEC").Err(); err != redis.Nil {
+			t.Fatalf("EXEC after a replicated write of the watched key: %v, want a null reply", err)
+		}
+	})
+}

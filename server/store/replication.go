@@ -12,6 +12,7 @@ import (
 	"github.com/linxGnu/grocksdb"
 
 	"github.com/shaledb/shale/metadata"
+	"github.com/shaledb/shale/subkey"
 )
 
 // What the store gives replication (server/replication.go).
@@ -232,12 +233,15 @@ type AppliedKey struct {
 }
 
 // Applied is what a replicated batch changed that the server acts on: the
-// keys it wrote (for WATCH, client tracking and blocked readers), whether
-// it deleted a whole range of keys, or more keys than it lists
+// keys whose metadata it wrote (for WATCH, client tracking and blocked
+// readers), the uids whose members it wrote (an HSET or ZADD that changed
+// only members leaves the metadata as it was; KeyOfUID names their keys),
+// whether it deleted a whole range of keys, or more keys than it lists
 // (AllKeys: FLUSHDB, FLUSHALL, SWAPDB), and whether it changed FUNCTION
 // libraries.
 type Applied struct {
 	Keys      []AppliedKey
+	UIDs      []uint64
 	AllKeys   bool
 	Functions bool
 }
@@ -268,6 +272,7 @@ func (s *Store) Apply(seq uint64, rep []byte) (Applied, error) {
 		clearAll  [len(cachedCFs)]bool
 		dbMap     bool
 		mayKill   bool
+		uids      map[uint64]struct{} // a.UIDs, to add each once
 		defaultID = s.cfIDs[CFDefault]
 	)
 	err := walkRep(rep, func(r repRecord) error {
@@ -294,6 +299,23 @@ func (s *Store) Apply(seq uint64, rep []byte) (Applied, error) {
 			}
 		}
 		switch {
+		case (cf == CFSubkey || cf == CFScore) && !r.rangeDelete():
+			uid, err := subkey.UID(key)
+			if err != nil || (len(a.UIDs) > 0 && a.UIDs[len(a.UIDs)-1] == uid) {
+				break // a key's members come one after the other
+			}
+			if _, seen := uids[uid]; seen {
+				break
+			}
+			if uids == nil {
+				uids = make(map[uint64]struct{})
+			}
+			uids[uid] = struct{}{}
+			if len(a.UIDs) < maxAppliedKeys {
+				a.UIDs = append(a.UIDs, uid)
+			} else {
+				a.AllKeys = true
+			}
 		case cf == CFMeta && r.rangeDelete():
 			a.AllKeys = true
 		case cf == CFMeta:
@@ -387,6 +409,22 @@ type counterOp struct {
 	expires bool
 	set     bool
 	n       int64
+}
+
+// KeyOfUID names the key that owns uid now, from its bookkeeping record;
+// false when none does (the key was deleted).
+func (s *Store) KeyOfUID(uid uint64) (AppliedKey, bool) {
+	var buf [8]byte
+	raw, ok, err := s.Get(CFBookkeeping, metadata.AppendBookKey(buf[:0], uid))
+	if err != nil || !ok {
+		return AppliedKey{}, false
+	}
+	book, err := metadata.DecodeBook(raw)
+	if err != nil {
+		return AppliedKey{}, false
+	}
+	db, ok := s.LogicalDB(book.DB)
+	return AppliedKey{DB: db, Key: book.Key}, ok
 }
 
 // appendReclaimLog adds the log-data blob of b's reclaimed uids to its rep.

@@ -13,6 +13,7 @@ import (
 	"github.com/shaledb/shale/metadata"
 	"github.com/shaledb/shale/server/store"
 	"github.com/shaledb/shale/server/store/storetest"
+	"github.com/shaledb/shale/subkey"
 )
 
 // follow applies every batch the primary's log holds from the replica's
@@ -303,4 +304,34 @@ func TestReadOnlyStore(t *testing.T) {
 	b.Release()
 	st.SetReadOnly(false)
 	writeHash(t, st, "promoted", 1)
+}
+
+// TestAppliedMembers: a replicated batch that writes only members of a
+// key names their uid, and KeyOfUID the key, so that the replica's
+// watchers and tracking clients hear of it.
+func TestAppliedMembers(t *testing.T) {
+	primary := storetest.Open(t, nil)
+	replica := storetest.Open(t, nil)
+	cp := filepath.Join(t.TempDir(), "cp")
+	uid := writeHash(t, primary, "m", 3)
+	if err := primary.Checkpoint(cp); err != nil {
+		t.Fatal(err)
+	}
+	if err := replica.Reinstall(cp); err != nil {
+		t.Fatal(err)
+	}
+	writeBatch(t, primary, func(b *store.Batch) {
+		b.Put(store.CFSubkey, subkey.AppendKey(nil, uid, []byte("f0000001")), []byte("new"))
+	})
+	applied := follow(t, primary, replica)
+	if len(applied) != 1 || len(applied[0].Keys) != 0 || len(applied[0].UIDs) != 1 || applied[0].UIDs[0] != uid {
+		t.Fatalf("applied %+v, want one batch naming uid %d and no metadata key", applied, uid)
+	}
+	k, ok := replica.KeyOfUID(uid)
+	if !ok || k.DB != 0 || string(k.Key) != "m" {
+		t.Fatalf("KeyOfUID(%d) = %+v %v, want db 0 key m", uid, k, ok)
+	}
+	if _, ok := replica.KeyOfUID(uid + 1000); ok {
+		t.Fatal("KeyOfUID of a uid nobody owns found a key")
+	}
 }
