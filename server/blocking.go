@@ -334,17 +334,21 @@ func (s *Server) block(c *Ctx, keys [][]byte, timeout time.Duration, w *waiter) 
 	defer func() { c.blocked += time.Since(waitStart) }()
 	// A parked client does not use the store: a replica's full sync may
 	// swap its files meanwhile (storeGate).
-	s.gate.leave()
-	defer s.gate.enter()
+	use := &s.gate.others // unit tests drive blockOn without a client
+	if c.Client != nil {
+		use = &c.Client.storeUse
+	}
+	s.gate.leave(use)
+	defer s.gate.enter(use)
 	for {
 		select {
 		case key := <-w.wake:
 			c.blocked += time.Since(waitStart)
-			s.gate.enter()
+			s.gate.enter(use)
 			s.beginWatchedWrite(c)
 			done, err := attempt([][]byte{key})
 			s.endWatchedWrite(c)
-			s.gate.leave()
+			s.gate.leave(use)
 			waitStart = time.Now()
 			w.result <- done
 			if done {

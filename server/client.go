@@ -72,6 +72,9 @@ type Client struct {
 	replIP   string
 	// replica is set once the client is a replica's link (PSYNC).
 	replica atomic.Pointer[downstream]
+	// storeUse counts the client's commands using the store now (the
+	// store gate of a replica's full sync; replication.go).
+	storeUse atomic.Int64
 }
 
 func (c *Client) runAfterCommand() {

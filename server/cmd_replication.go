@@ -109,8 +109,8 @@ func cmdWait(c *Ctx, args [][]byte) error {
 	}
 	c.Client.blocked.Store(true)
 	defer c.Client.blocked.Store(false)
-	s.gate.leave() // a waiting client does not use the store
-	defer s.gate.enter()
+	s.gate.leave(&c.Client.storeUse) // a waiting client does not use the store
+	defer s.gate.enter(&c.Client.storeUse)
 	gone, stopWatch := watchConn(c)
 	defer stopWatch()
 	var timer <-chan time.Time

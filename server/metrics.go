@@ -143,8 +143,8 @@ func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 
 func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	s := c.s
-	s.gate.enter()
-	defer s.gate.leave()
+	s.gate.enter(&s.gate.others)
+	defer s.gate.leave(&s.gate.others)
 	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
 	}

@@ -326,22 +326,24 @@ var errStopped = errors.New("replication: link stopped")
 
 // storeGate lets a replica's full sync replace the store's files while no
 // command uses the store (installCheckpoint): commands enter it, and wait
-// while a swap is on.
+// while a swap is on. Each client counts its own use (Client.storeUse), so
+// that a command costs no write to a counter all cores share; others
+// counts the rest (the metrics collector).
 type storeGate struct {
-	users    atomic.Int64 // goroutines using the store now
+	others   atomic.Int64
 	swapping atomic.Bool
 	mu       sync.Mutex
 	done     chan struct{} // closed when the swap ends
 }
 
-// enter waits out a swap, then counts the caller as using the store.
-func (g *storeGate) enter() {
+// enter waits out a swap, then counts one more use in n.
+func (g *storeGate) enter(n *atomic.Int64) {
 	for {
-		g.users.Add(1)
+		n.Add(1)
 		if !g.swapping.Load() {
 			return
 		}
-		g.users.Add(-1)
+		n.Add(-1)
 		g.mu.Lock()
 		done := g.done
 		g.mu.Unlock()
@@ -352,7 +354,7 @@ func (g *storeGate) enter() {
 }
 
 // leave undoes enter.
-func (g *storeGate) leave() { g.users.Add(-1) }
+func (g *storeGate) leave(n *atomic.Int64) { n.Add(-1) }
 
 // pauseStore waits until nothing uses the store and holds new users back
 // until resume is called; it gives up, with ok false, when stop closes.
@@ -369,7 +371,7 @@ func (s *Server) pauseStore(stop <-chan struct{}) (resume func(), ok bool) {
 		g.done = nil
 		g.mu.Unlock()
 	}
-	for g.users.Load() > 0 {
+	for s.storeInUse() {
 		select {
 		case <-stop:
 			resume()
@@ -378,6 +380,21 @@ func (s *Server) pauseStore(stop <-chan struct{}) (resume func(), ok bool) {
 		}
 	}
 	return resume, true
+}
+
+// storeInUse reports whether a command or anything else uses the store.
+func (s *Server) storeInUse() bool {
+	if s.gate.others.Load() > 0 {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.clients { // a killed one's command may still run
+		if c.storeUse.Load() > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // listenPort is the port the server listens on.

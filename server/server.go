@@ -300,8 +300,8 @@ func (s *Server) handle(conn redcon.Conn, rc redcon.Command) {
 	}
 	s.inflight.Add(1)
 	defer s.inflight.Add(-1)
-	s.gate.enter()
-	defer s.gate.leave()
+	s.gate.enter(&c.storeUse)
+	defer s.gate.leave(&c.storeUse)
 	defer c.runAfterCommand()
 	// Invalidations held back while the batch ran follow its replies
 	// (tracking.go), once the group below is written.
