@@ -1,0 +1,5 @@
+//go:build !grocksdb_no_link
+
+package store
+
+const linkedReleaseLibrary = false
