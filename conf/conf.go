@@ -111,6 +111,13 @@ type Server struct {
 	// PubsubOutputBufferSoftLimit. Default "60s" (Redis's); whole seconds
 	// in CONFIG GET client-output-buffer-limit; must not be negative.
 	PubsubOutputBufferSoftTime Duration `toml:"pubsub_output_buffer_soft_time"`
+	// GoGCPercent is the Go collector's GOGC: how much the Go heap may grow,
+	// in percent of what the last collection found live, before the next
+	// collection. The record caches are most of the live heap, so this
+	// headroom costs memory in proportion to them, and a lower value costs
+	// collections (CPU). Default 50; at least 10. The GOGC environment
+	// variable, when set, takes precedence.
+	GoGCPercent int `toml:"go_gc_percent"`
 }
 
 // Storage is the [storage] section: where the data lives and how durable
@@ -127,13 +134,15 @@ type Storage struct {
 	// the same filesystem as Dir: SST files are then hard links, not copies.
 	BackupDir string `toml:"backup_dir"`
 	// MetadataCacheBytes bounds Shale's in-memory cache of key metadata
-	// records, which spares most commands a RocksDB read. Default 32 MiB;
-	// 0 turns it off.
+	// records, which spares most commands a RocksDB read. Default 16 MiB
+	// (about 170,000 small keys); 0 turns it off. Each byte of the bound
+	// may cost about three of memory: the cache's arena may take twice the
+	// bound, and the Go heap's headroom (GoGCPercent) comes on top.
 	MetadataCacheBytes ByteSize `toml:"metadata_cache_bytes"`
 	// SubkeyCacheBytes bounds Shale's in-memory cache of sub-key records
 	// (hash fields, set and sorted set members, list elements), which
 	// spares the commands that read single members a RocksDB read.
-	// Default 32 MiB; 0 turns it off.
+	// Default 8 MiB; 0 turns it off. Costs memory as MetadataCacheBytes.
 	SubkeyCacheBytes ByteSize `toml:"subkey_cache_bytes"`
 }
 
@@ -142,7 +151,9 @@ type Storage struct {
 // [rocksdb.score] overrides them for that one column family.
 type RocksDB struct {
 	// BlockCacheBytes is the size of the LRU block cache shared by all column
-	// families. Default 256 MiB; 0 caches nothing.
+	// families. Default 16 MiB, a small server's (docs/OPERATIONS.md,
+	// "Memory: where it goes", says how to size it to the data); 0 caches
+	// nothing.
 	BlockCacheBytes ByteSize `toml:"block_cache_bytes"`
 	// WriteBufferBytes is the size of one memtable per column family.
 	// Default 64 MiB; 64 KiB..64 GiB.
@@ -197,6 +208,22 @@ type RocksDB struct {
 	// RateLimitBytesPerSec limits the bytes per second written by flushes and
 	// compactions together. Default 0 means unlimited.
 	RateLimitBytesPerSec ByteSize `toml:"rate_limit_bytes_per_sec"`
+	// EnableBlobFiles stores the values of at least MinBlobBytes in blob
+	// files (RocksDB's integrated BlobDB) and only a pointer to each in the
+	// SST files, so compactions rewrite pointers instead of values. Values
+	// read from blob files are cached in the column family's block cache.
+	// Default false: on 1 KiB strings it made GET slower and SET no faster
+	// (docs/OPERATIONS.md, "Blob files").
+	EnableBlobFiles bool `toml:"enable_blob_files"`
+	// MinBlobBytes is the size from which a record's value goes to a blob
+	// file when EnableBlobFiles is set; a string's value counts its 9-byte
+	// header (docs/ENCODING.md). Default 4 KiB; at least 1.
+	MinBlobBytes ByteSize `toml:"min_blob_bytes"`
+	// BlobGC moves the live values out of the oldest quarter of the blob
+	// files as compactions meet them, so that a blob file whose other
+	// values were deleted or overwritten is deleted too. Without it a blob
+	// file stays until every value in it is garbage. Default true.
+	BlobGC bool `toml:"blob_gc"`
 	// Metadata overrides per-column-family options for the metadata column
 	// family ([rocksdb.metadata]). Default: no overrides.
 	Metadata CFOverride `toml:"metadata"`
@@ -238,6 +265,12 @@ type CFOverride struct {
 	// BlockCacheBytes, when set, gives the column family its own block cache
 	// of this many bytes instead of the shared one; must be more than 0.
 	BlockCacheBytes *ByteSize `toml:"block_cache_bytes"`
+	// EnableBlobFiles overrides RocksDB.EnableBlobFiles.
+	EnableBlobFiles *bool `toml:"enable_blob_files"`
+	// MinBlobBytes overrides RocksDB.MinBlobBytes.
+	MinBlobBytes *ByteSize `toml:"min_blob_bytes"`
+	// BlobGC overrides RocksDB.BlobGC.
+	BlobGC *bool `toml:"blob_gc"`
 }
 
 // over returns o with the fields it leaves unset taken from base.
@@ -251,6 +284,9 @@ func (o CFOverride) over(base CFOverride) CFOverride {
 		Compression:                 o.Compression,
 		BloomBitsPerKey:             orElse(o.BloomBitsPerKey, base.BloomBitsPerKey),
 		BlockCacheBytes:             orElse(o.BlockCacheBytes, base.BlockCacheBytes),
+		EnableBlobFiles:             orElse(o.EnableBlobFiles, base.EnableBlobFiles),
+		MinBlobBytes:                orElse(o.MinBlobBytes, base.MinBlobBytes),
+		BlobGC:                      orElse(o.BlobGC, base.BlobGC),
 	}
 	if out.Compression == nil {
 		out.Compression = base.Compression
@@ -277,6 +313,9 @@ type CFOptions struct {
 	Compression                 []string // per level, L0 first; the last repeats for deeper levels
 	BloomBitsPerKey             int      // 0 = no bloom filter
 	OwnBlockCacheBytes          ByteSize // 0 = use the shared block cache
+	EnableBlobFiles             bool
+	MinBlobBytes                ByteSize
+	BlobGC                      bool
 }
 
 // Effective merges the override o over r and returns the resolved options of
@@ -290,6 +329,9 @@ func (r RocksDB) Effective(o CFOverride) CFOptions {
 		MaxBytesForLevelBase:        r.MaxBytesForLevelBase,
 		Compression:                 r.Compression,
 		BloomBitsPerKey:             r.BloomBitsPerKey,
+		EnableBlobFiles:             r.EnableBlobFiles,
+		MinBlobBytes:                r.MinBlobBytes,
+		BlobGC:                      r.BlobGC,
 	}
 	if o.WriteBufferBytes != nil {
 		e.WriteBufferBytes = *o.WriteBufferBytes
@@ -314,6 +356,15 @@ func (r RocksDB) Effective(o CFOverride) CFOptions {
 	}
 	if o.BlockCacheBytes != nil {
 		e.OwnBlockCacheBytes = *o.BlockCacheBytes
+	}
+	if o.EnableBlobFiles != nil {
+		e.EnableBlobFiles = *o.EnableBlobFiles
+	}
+	if o.MinBlobBytes != nil {
+		e.MinBlobBytes = *o.MinBlobBytes
+	}
+	if o.BlobGC != nil {
+		e.BlobGC = *o.BlobGC
 	}
 	e.Compression = append([]string(nil), e.Compression...)
 	return e
@@ -409,15 +460,17 @@ func Default() Config {
 			PubsubOutputBufferLimit:     32 * MiB,
 			PubsubOutputBufferSoftLimit: 8 * MiB,
 			PubsubOutputBufferSoftTime:  Duration{60 * time.Second},
+
+			GoGCPercent: 50,
 		},
 		Storage: Storage{
 			Dir:                "./data",
 			BackupDir:          "./backup",
-			MetadataCacheBytes: 32 * MiB,
-			SubkeyCacheBytes:   32 * MiB,
+			MetadataCacheBytes: 16 * MiB,
+			SubkeyCacheBytes:   8 * MiB,
 		},
 		RocksDB: RocksDB{
-			BlockCacheBytes:                 256 * MiB,
+			BlockCacheBytes:                 16 * MiB,
 			WriteBufferBytes:                64 * MiB,
 			MaxWriteBufferNumber:            4,
 			MinWriteBufferNumberToMerge:     1,
@@ -431,6 +484,8 @@ func Default() Config {
 			HardPendingCompactionBytesLimit: 256 * GiB,
 			Compression:                     []string{"no", "no", "lz4", "lz4", "lz4", "zstd", "zstd"},
 			BloomBitsPerKey:                 10,
+			MinBlobBytes:                    4 * KiB,
+			BlobGC:                          true,
 			// Every write of a key inserts into the metadata memtable, a
 			// skip list searched at about a cache miss per level: a small
 			// one stays in the CPU's cache. Its records are small, so

@@ -207,6 +207,7 @@ func TestLoadMissingFile(t *testing.T) {
 func TestValidate(t *testing.T) {
 	ptr := func(n int) *int { return &n }
 	size := func(n ByteSize) *ByteSize { return &n }
+	yes := func() *bool { b := true; return &b }
 	tests := []struct {
 		name   string
 		mutate func(*Config)
@@ -221,6 +222,8 @@ func TestValidate(t *testing.T) {
 		{"databases 65536", func(c *Config) { c.Server.Databases = 65536 }, ""},
 		{"databases too many", func(c *Config) { c.Server.Databases = 65537 }, "server.databases: 65537 is out of range 1..65536"},
 		{"maxclients 0", func(c *Config) { c.Server.MaxClients = 0 }, "server.maxclients: 0 is below the minimum 1"},
+		{"go gc percent 9", func(c *Config) { c.Server.GoGCPercent = 9 }, "server.go_gc_percent: 9 is below the minimum 10"},
+		{"go gc percent 10", func(c *Config) { c.Server.GoGCPercent = 10 }, ""},
 		{"timeout negative", func(c *Config) { c.Server.Timeout = Duration{-time.Second} }, "server.timeout: -1s is negative"},
 		{"empty dir", func(c *Config) { c.Storage.Dir = "" }, "storage.dir: must not be empty"},
 		{"block cache 0", func(c *Config) { c.RocksDB.BlockCacheBytes = 0 }, ""},
@@ -254,8 +257,10 @@ func TestValidate(t *testing.T) {
 		{"override bloom", func(c *Config) { c.RocksDB.Subkey.BloomBitsPerKey = ptr(100) }, "rocksdb.subkey.bloom_bits_per_key: 100 is out of range 0..64"},
 		{"override block cache 0", func(c *Config) { c.RocksDB.Metadata.BlockCacheBytes = size(0) }, "rocksdb.metadata.block_cache_bytes: 0 is below the minimum 1"},
 		{"override all valid", func(c *Config) {
-			c.RocksDB.Subkey = CFOverride{size(MiB), ptr(2), ptr(1), size(MiB), size(MiB), []string{"zstd"}, ptr(0), size(MiB)}
+			c.RocksDB.Subkey = CFOverride{size(MiB), ptr(2), ptr(1), size(MiB), size(MiB), []string{"zstd"}, ptr(0), size(MiB), yes(), size(1), yes()}
 		}, ""},
+		{"min blob bytes 0", func(c *Config) { c.RocksDB.MinBlobBytes = 0 }, "rocksdb.min_blob_bytes: 0 is below the minimum 1"},
+		{"override min blob bytes 0", func(c *Config) { c.RocksDB.Metadata.MinBlobBytes = size(0) }, "rocksdb.metadata.min_blob_bytes: 0 is below the minimum 1"},
 		{"merge 0", func(c *Config) { c.RocksDB.MinWriteBufferNumberToMerge = 0 }, "rocksdb.min_write_buffer_number_to_merge: 0 is below the minimum 1"},
 		{"override merge 0", func(c *Config) { c.RocksDB.Subkey.MinWriteBufferNumberToMerge = ptr(0) }, "rocksdb.subkey.min_write_buffer_number_to_merge: 0 is below the minimum 1"},
 		{"merge not below the max", func(c *Config) { c.RocksDB.Score.MaxWriteBufferNumber = ptr(4) },
@@ -454,6 +459,7 @@ func TestEffective(t *testing.T) {
 	base := Default().RocksDB
 	ptr := func(n int) *int { return &n }
 	size := func(n ByteSize) *ByteSize { return &n }
+	boolPtr := func(b bool) *bool { return &b }
 	inherited := CFOptions{
 		WriteBufferBytes:            64 * MiB,
 		MaxWriteBufferNumber:        4,
@@ -463,6 +469,8 @@ func TestEffective(t *testing.T) {
 		Compression:                 []string{"no", "no", "lz4", "lz4", "lz4", "zstd", "zstd"},
 		BloomBitsPerKey:             10,
 		OwnBlockCacheBytes:          0,
+		MinBlobBytes:                4 * KiB,
+		BlobGC:                      true,
 	}
 	tests := []struct {
 		name string
@@ -478,8 +486,13 @@ func TestEffective(t *testing.T) {
 		{"bloom 0 differs from unset", CFOverride{BloomBitsPerKey: ptr(0)}, func(e *CFOptions) { e.BloomBitsPerKey = 0 }},
 		{"own block cache", CFOverride{BlockCacheBytes: size(32 * MiB)}, func(e *CFOptions) { e.OwnBlockCacheBytes = 32 * MiB }},
 		{"min merge", CFOverride{MinWriteBufferNumberToMerge: ptr(3)}, func(e *CFOptions) { e.MinWriteBufferNumberToMerge = 3 }},
-		{"everything", CFOverride{size(MiB), ptr(2), ptr(1), size(2 * MiB), size(3 * MiB), []string{"snappy"}, ptr(20), size(4 * MiB)}, func(e *CFOptions) {
-			*e = CFOptions{MiB, 2, 1, 2 * MiB, 3 * MiB, []string{"snappy"}, 20, 4 * MiB}
+		{"blob files", CFOverride{EnableBlobFiles: boolPtr(true), MinBlobBytes: size(KiB)}, func(e *CFOptions) {
+			e.EnableBlobFiles, e.MinBlobBytes = true, KiB
+		}},
+		{"blob gc off differs from unset", CFOverride{BlobGC: boolPtr(false)}, func(e *CFOptions) { e.BlobGC = false }},
+		{"everything", CFOverride{size(MiB), ptr(2), ptr(1), size(2 * MiB), size(3 * MiB), []string{"snappy"}, ptr(20), size(4 * MiB),
+			boolPtr(true), size(512), boolPtr(false)}, func(e *CFOptions) {
+			*e = CFOptions{MiB, 2, 1, 2 * MiB, 3 * MiB, []string{"snappy"}, 20, 4 * MiB, true, 512, false}
 		}},
 	}
 	for _, tt := range tests {

@@ -61,6 +61,7 @@ func (c *Config) Validate() error {
 	v.intRange("server.port", s.Port, 0, 65535)
 	v.intRange("server.databases", s.Databases, 1, 65536)
 	v.intMin("server.maxclients", s.MaxClients, 1)
+	v.intMin("server.go_gc_percent", s.GoGCPercent, 10)
 	v.nonNegativeDuration("server.timeout", s.Timeout)
 	v.nonNegativeDuration("server.tcp_keepalive", s.TCPKeepalive)
 	v.intMin("server.slowlog_max_len", s.SlowlogMaxLen, 0)
@@ -121,6 +122,7 @@ func (c *Config) Validate() error {
 	v.compression("rocksdb.compression", r.Compression)
 	v.intRange("rocksdb.bloom_bits_per_key", r.BloomBitsPerKey, 0, 64)
 	v.sizeMin("rocksdb.rate_limit_bytes_per_sec", r.RateLimitBytesPerSec, 0)
+	v.sizeMin("rocksdb.min_blob_bytes", r.MinBlobBytes, 1)
 	v.intMin("rocksdb.min_write_buffer_number_to_merge", r.MinWriteBufferNumberToMerge, 1)
 	v.override("rocksdb.metadata", r.Metadata)
 	v.override("rocksdb.subkey", r.Subkey)
@@ -282,6 +284,9 @@ func (v *validator) override(section string, o CFOverride) {
 	}
 	if o.BlockCacheBytes != nil {
 		v.sizeMin(section+".block_cache_bytes", *o.BlockCacheBytes, 1)
+	}
+	if o.MinBlobBytes != nil {
+		v.sizeMin(section+".min_blob_bytes", *o.MinBlobBytes, 1)
 	}
 }
 

@@ -333,6 +333,12 @@ func overrideParams(section string, at func(*conf.Config) *conf.CFOverride) []co
 			func(c *conf.Config) **int { return &at(c).BloomBitsPerKey }, restart),
 		field(section+".block_cache_bytes", section+".block_cache_bytes", optional(sizeValue),
 			func(c *conf.Config) **conf.ByteSize { return &at(c).BlockCacheBytes }, restart),
+		field(section+".enable_blob_files", section+".enable_blob_files", optional(boolValue),
+			func(c *conf.Config) **bool { return &at(c).EnableBlobFiles }, live),
+		field(section+".min_blob_bytes", section+".min_blob_bytes", optional(sizeValue),
+			func(c *conf.Config) **conf.ByteSize { return &at(c).MinBlobBytes }, live),
+		field(section+".blob_gc", section+".blob_gc", optional(boolValue),
+			func(c *conf.Config) **bool { return &at(c).BlobGC }, live),
 	}
 }
 
@@ -365,6 +371,7 @@ var configParams = slices.Concat(
 		field("server.pubsub_output_buffer_soft_limit", "server.pubsub_output_buffer_soft_limit", sizeValue, func(c *conf.Config) *conf.ByteSize { return &c.Server.PubsubOutputBufferSoftLimit }, live),
 		field("server.pubsub_output_buffer_soft_time", "server.pubsub_output_buffer_soft_time", durationValue, func(c *conf.Config) *conf.Duration { return &c.Server.PubsubOutputBufferSoftTime }, live),
 		{name: "client-output-buffer-limit", get: formatOutputLimits, set: parseOutputLimits},
+		field("server.go_gc_percent", "server.go_gc_percent", intValue, func(c *conf.Config) *int { return &c.Server.GoGCPercent }, restart),
 
 		field("dir", "storage.dir", stringValue, func(c *conf.Config) *string { return &c.Storage.Dir }, restart),
 		field("storage.sync_writes", "storage.sync_writes", boolValue, func(c *conf.Config) *bool { return &c.Storage.SyncWrites }, restart),
@@ -388,6 +395,9 @@ var configParams = slices.Concat(
 		field("rocksdb.compression", "rocksdb.compression", listValue, func(c *conf.Config) *[]string { return &c.RocksDB.Compression }, live),
 		field("rocksdb.bloom_bits_per_key", "rocksdb.bloom_bits_per_key", intValue, func(c *conf.Config) *int { return &c.RocksDB.BloomBitsPerKey }, restart),
 		field("rocksdb.rate_limit_bytes_per_sec", "rocksdb.rate_limit_bytes_per_sec", sizeValue, func(c *conf.Config) *conf.ByteSize { return &c.RocksDB.RateLimitBytesPerSec }, restart),
+		field("rocksdb.enable_blob_files", "rocksdb.enable_blob_files", boolValue, func(c *conf.Config) *bool { return &c.RocksDB.EnableBlobFiles }, live),
+		field("rocksdb.min_blob_bytes", "rocksdb.min_blob_bytes", sizeValue, func(c *conf.Config) *conf.ByteSize { return &c.RocksDB.MinBlobBytes }, live),
+		field("rocksdb.blob_gc", "rocksdb.blob_gc", boolValue, func(c *conf.Config) *bool { return &c.RocksDB.BlobGC }, live),
 	},
 	overrideParams("rocksdb.metadata", func(c *conf.Config) *conf.CFOverride { return &c.RocksDB.Metadata }),
 	overrideParams("rocksdb.subkey", func(c *conf.Config) *conf.CFOverride { return &c.RocksDB.Subkey }),

@@ -17,7 +17,7 @@ import (
 )
 
 // INFO: Redis's sections, with the fields Redis clients and dashboards read,
-// plus Shale's rocksdb and reclaim sections. docs/OPERATIONS.md ("INFO
+// plus Shale's rocksdb, reclaim and latency sections. docs/OPERATIONS.md ("INFO
 // fields") describes every field.
 
 // infoSection is one INFO section; write appends its "name:value" lines.
@@ -45,6 +45,7 @@ var infoSections = []infoSection{
 	{"keyspace", "Keyspace", infoKeyspace, true},
 	{"rocksdb", "RocksDB", infoRocksDB, true},
 	{"reclaim", "Reclaim", infoReclaim, true},
+	{"latency", "Latency", infoLatency, true},
 }
 
 // runID identifies this process, as Redis's run_id does.
@@ -177,12 +178,17 @@ func infoClients(s *Server, w *infoWriter) {
 	w.int("tracking_clients", s.tracking.clients.Load())
 }
 
-// memoryFigures is what INFO memory and /metrics report about memory.
+// memoryFigures is what INFO memory and /metrics report about memory
+// (memory_figures.go takes the resident set apart).
 type memoryFigures struct {
-	used               uint64 // the Go heap in use plus RocksDB's memory
-	goHeapInuse, goSys uint64
-	rocks              store.MemoryStats
-	gc                 gcFigures
+	used   uint64 // the Go heap in use plus RocksDB's memory
+	rss    uint64 // the resident set; valid when rssOK
+	rssOK  bool
+	other  int64 // rss less the parts below that can be resident: rssOther
+	goMem  goMemory
+	rocks  store.MemoryStats
+	malloc store.MallocStats
+	gc     gcFigures
 }
 
 // gcFigures are the Go collector's stop-the-world pauses: how many
@@ -208,14 +214,18 @@ func gcFiguresOf(ms *runtime.MemStats) gcFigures {
 func (s *Server) memory() memoryFigures {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	r := s.st.MemoryStats()
-	return memoryFigures{
-		used:        ms.HeapInuse + r.BlockCache + r.Memtables + r.TableReaders,
-		goHeapInuse: ms.HeapInuse,
-		goSys:       ms.Sys,
-		rocks:       r,
-		gc:          gcFiguresOf(&ms),
+	g, r := readGoMemory(), s.st.MemoryStats()
+	m := memoryFigures{
+		used:   g.heapInuse + r.BlockCache + r.Memtables + r.TableReaders,
+		goMem:  g,
+		rocks:  r,
+		malloc: store.ReadMallocStats(),
+		gc:     gcFiguresOf(&ms),
 	}
+	if m.rss, m.rssOK = residentBytes(); m.rssOK {
+		m.other = rssOther(m.rss, g, r)
+	}
+	return m
 }
 
 func infoMemory(s *Server, w *infoWriter) {
@@ -223,19 +233,36 @@ func infoMemory(s *Server, w *infoWriter) {
 	used := m.used
 	w.uint("used_memory", used)
 	w.str("used_memory_human", bytesToHuman(used))
-	if rss, ok := residentBytes(); ok {
-		w.uint("used_memory_rss", rss)
-		w.str("used_memory_rss_human", bytesToHuman(rss))
+	if m.rssOK {
+		w.uint("used_memory_rss", m.rss)
+		w.str("used_memory_rss_human", bytesToHuman(m.rss))
 	}
-	w.uint("go_heap_inuse", m.goHeapInuse)
-	w.uint("go_sys", m.goSys)
+	w.uint("go_heap_inuse", m.goMem.heapInuse)
+	w.uint("go_heap_free", m.goMem.heapFree)
+	w.uint("go_heap_released", m.goMem.heapReleased)
+	w.uint("go_heap_live", m.goMem.heapLive)
+	w.uint("go_heap_goal", m.goMem.heapGoal)
+	w.uint("go_stacks", m.goMem.stacks)
+	w.uint("go_runtime", m.goMem.runtime)
+	w.uint("go_sys", m.goMem.total)
 	w.uint("go_gc_cycles", uint64(m.gc.cycles))
 	w.uint("go_gc_pause_total_us", uint64(m.gc.pauseTotal/time.Microsecond))
 	w.uint("go_gc_pause_last_us", uint64(m.gc.last/time.Microsecond))
 	w.uint("go_gc_pause_max_recent_us", uint64(m.gc.max/time.Microsecond))
 	w.uint("rocksdb_block_cache_usage", m.rocks.BlockCache)
+	w.uint("rocksdb_block_cache_capacity", m.rocks.BlockCacheCapacity)
+	w.uint("rocksdb_block_cache_pinned", m.rocks.BlockCachePinned)
 	w.uint("rocksdb_memtables", m.rocks.Memtables)
+	for _, c := range m.rocks.MemtablesByCF {
+		w.uint(memtableField(c.CF), c.Bytes)
+	}
 	w.uint("rocksdb_table_readers", m.rocks.TableReaders)
+	w.uint("malloc_allocated", m.malloc.Allocated)
+	w.uint("malloc_free", m.malloc.Free)
+	w.uint("malloc_from_os", m.malloc.FromOS)
+	if m.rssOK {
+		w.int("rss_other", m.other)
+	}
 	for _, c := range recordCaches {
 		cs := s.st.CacheStats(c.cf)
 		w.int(c.name+"_cache_bytes", cs.Bytes)
@@ -334,6 +361,7 @@ func infoStats(s *Server, w *infoWriter) {
 	w.int("command_panics", st.panics.Load())
 	w.int("pipeline_group_commits", st.groupCommits.Load())
 	w.int("pipeline_grouped_commands", st.groupedCommands.Load())
+	w.uint("early_lock_releases", s.st.EarlyCommits())
 	// Shale's own: EXECs that wrote, that failed for a watched key (a
 	// null reply), and that were discarded (EXECABORT, a refused write).
 	w.int("transactions_committed", st.txnCommitted.Load())

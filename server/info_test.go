@@ -37,7 +37,7 @@ func TestInfoSections(t *testing.T) {
 		{"memory", "Memory", []string{`used_memory:[1-9]\d*`, `used_memory_human:[\d.]+[BKMGTP]`, `maxmemory:0`,
 			`rocksdb_block_cache_usage:\d+`, `rocksdb_memtables:\d+`,
 			`go_gc_cycles:\d+`, `go_gc_pause_total_us:\d+`, `go_gc_pause_last_us:\d+`, `go_gc_pause_max_recent_us:\d+`,
-			`metadata_cache_max_bytes:33554432`, `subkey_cache_max_bytes:33554432`, `subkey_cache_entries:\d+`}},
+			`metadata_cache_max_bytes:16777216`, `subkey_cache_max_bytes:8388608`, `subkey_cache_entries:\d+`}},
 		{"persistence", "Persistence", []string{`loading:0`, `rdb_changes_since_last_save:0`, `rdb_bgsave_in_progress:0`,
 			`aof_enabled:1`, `wal_sync:0`}},
 		{"stats", "Stats", []string{`total_connections_received:[1-9]\d*`, `total_commands_processed:[1-9]\d*`,
@@ -54,6 +54,11 @@ func TestInfoSections(t *testing.T) {
 			`reclaim_dropped_bookkeeping:\d+`, `reclaim_dead_cache_hits:\d+`, `reclaim_errors:\d+`,
 			`reclaim_queue_length:\d+`, `reclaim_compactions:\d+`, `reclaim_queue_overflows:\d+`,
 			`reclaim_in_progress:[01]`, `reclaim_freed_bytes:\d+`}},
+		{"latency", "Latency", []string{`queue_wait_count:\d+`, `queue_wait_seconds:\d+\.\d{6}`,
+			`queue_wait_percentiles_usec:` + percentilesRe, `key_lock_wait_count:\d+`, `key_lock_wait_seconds:\d+\.\d{6}`,
+			`key_lock_wait_percentiles_usec:` + percentilesRe, `go_gc_pauses:\d+`, `go_gc_pause_percentiles_usec:` + percentilesRe,
+			`go_gc_cpu_seconds:\d+\.\d{6}`, `go_gc_assist_cpu_seconds:\d+\.\d{6}`, `go_gc_cpu_fraction:[01]\.\d{4}`,
+			`go_sched_latency_percentiles_usec:` + percentilesRe, `go_gogc:-?\d+`, `go_gomemlimit:\d+`, `go_gomaxprocs:[1-9]\d*`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.section, func(t *testing.T) {
@@ -86,8 +91,8 @@ func TestInfoSections(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const defaults = "Server Clients Memory Persistence Stats Replication CPU Errorstats Cluster Keyspace RocksDB Reclaim"
-	const everything = "Server Clients Memory Persistence Stats Replication CPU Commandstats Errorstats Cluster Keyspace RocksDB Reclaim"
+	const defaults = "Server Clients Memory Persistence Stats Replication CPU Errorstats Cluster Keyspace RocksDB Reclaim Latency"
+	const everything = "Server Clients Memory Persistence Stats Replication CPU Commandstats Errorstats Cluster Keyspace RocksDB Reclaim Latency"
 	if headings(all) != defaults {
 		t.Errorf("INFO sections %q, want %q", headings(all), defaults)
 	}
@@ -203,5 +208,75 @@ func TestSubkeyCacheThroughClient(t *testing.T) {
 	}
 	if ok, err := c.SIsMember(ctx, "s", "a").Result(); err != nil || !ok {
 		t.Fatalf("SISMEMBER after SADD = %v, %v: a cached absence outlived the write", ok, err)
+	}
+}
+
+// TestInfoMemoryAddsUp: INFO memory's parts partition what they claim to:
+// the Go runtime's classes its mapped memory, the column families'
+// memtables the total, and rss_other is the resident set less the parts
+// that can be resident. rss_other's sign is not checked: it may be
+// negative (see rssOther).
+func TestInfoMemoryAddsUp(t *testing.T) {
+	_, c := startAdminServer(t, nil)
+	ctx := context.Background()
+	for i := range 100 {
+		if err := c.HSet(ctx, fmt.Sprint("h", i), "f", "v").Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	info, err := c.Info(ctx, "memory").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := map[string]int64{}
+	for _, line := range strings.Split(info, "\r\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok {
+			if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+				f[k] = n
+			}
+		}
+	}
+	cfs := []string{"default", "metadata", "subkey", "score", "bookkeeping", "expire"}
+	want := []string{"used_memory_rss", "go_heap_inuse", "go_heap_free", "go_heap_released", "go_heap_live",
+		"go_heap_goal", "go_stacks", "go_runtime", "go_sys", "rocksdb_block_cache_usage",
+		"rocksdb_block_cache_capacity", "rocksdb_block_cache_pinned", "rocksdb_memtables", "rocksdb_table_readers",
+		"malloc_allocated", "malloc_free", "malloc_from_os", "rss_other"}
+	for _, cf := range cfs {
+		want = append(want, "rocksdb_memtables_"+cf)
+	}
+	for _, k := range want {
+		if _, ok := f[k]; !ok {
+			t.Fatalf("INFO memory has no integer %s:\n%s", k, info)
+		}
+	}
+	var memtables int64
+	for _, cf := range cfs {
+		memtables += f["rocksdb_memtables_"+cf]
+	}
+	goResident := f["go_sys"] - f["go_heap_released"]
+	checks := []struct {
+		name      string
+		got, want int64
+	}{
+		{"go classes = go_sys", f["go_heap_inuse"] + f["go_heap_free"] + f["go_heap_released"] + f["go_stacks"] + f["go_runtime"], f["go_sys"]},
+		{"memtables by cf = rocksdb_memtables", memtables, f["rocksdb_memtables"]},
+		{"rss_other = rss - parts", f["rss_other"], f["used_memory_rss"] - goResident - f["rocksdb_block_cache_usage"] -
+			f["rocksdb_memtables"] - f["rocksdb_table_readers"]},
+		{"malloc allocated + free = from os", f["malloc_allocated"] + f["malloc_free"], f["malloc_from_os"]},
+		{"block cache capacity", f["rocksdb_block_cache_capacity"], 8 << 20},
+	}
+	for _, ch := range checks {
+		if ch.got != ch.want {
+			t.Errorf("%s: %d, want %d", ch.name, ch.got, ch.want)
+		}
+	}
+	if f["rocksdb_memtables_subkey"] == 0 || f["rocksdb_memtables_metadata"] == 0 {
+		t.Errorf("HSETs left the subkey and metadata memtables empty:\n%s", info)
+	}
+	if f["malloc_allocated"] < f["rocksdb_memtables"] {
+		t.Errorf("malloc_allocated %d < rocksdb_memtables %d: RocksDB's memtables come from malloc", f["malloc_allocated"], f["rocksdb_memtables"])
+	}
+	if f["go_heap_goal"] == 0 || f["go_heap_goal"] < f["go_heap_live"] {
+		t.Errorf("go_heap_live %d, go_heap_goal %d: want live <= goal, goal > 0", f["go_heap_live"], f["go_heap_goal"])
 	}
 }

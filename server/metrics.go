@@ -139,6 +139,12 @@ func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	} {
 		ch <- d
 	}
+	for _, d := range latencyDescs {
+		ch <- d
+	}
+	for _, d := range memoryDescs {
+		ch <- d
+	}
 }
 
 func (c *collector) Collect(ch chan<- prometheus.Metric) {
@@ -199,10 +205,11 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 
 	m := s.memory()
 	gauge(mUsedMemory, float64(m.used))
-	gauge(mMemory, float64(m.goHeapInuse), "go_heap")
+	gauge(mMemory, float64(m.goMem.heapInuse), "go_heap")
 	gauge(mMemory, float64(m.rocks.BlockCache), "block_cache")
 	gauge(mMemory, float64(m.rocks.Memtables), "memtables")
 	gauge(mMemory, float64(m.rocks.TableReaders), "table_readers")
+	collectMemory(s, m, ch)
 
 	db := s.st.DBStats()
 	gauge(mCacheUsage, float64(db.BlockCacheUsage))
@@ -235,6 +242,8 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	counter(mReclaimOverflows, float64(rs.Overflows))
 	gauge(mReclaimRunning, gaugeBool(rs.Running))
 	counter(mReclaimFreed, float64(rs.FreedBytes))
+
+	collectLatency(s, ch)
 }
 
 // gaugeBool is a yes-or-no gauge's value: 1 for true, 0 for false.

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 
@@ -569,7 +570,15 @@ func (s *Server) endEvents(c *Ctx) {
 	for _, f := range log.Facts {
 		switch f.Kind {
 		case types.KeyFoundExpired:
-			s.eng.ExpireFound(f, alone)
+			if alone || !cl.pipe.active() || cl.atomicRun.active {
+				s.eng.ExpireFound(f, alone)
+			} else {
+				// The group holds the key's lock: the key goes at its
+				// commit (expireFoundInGroup), before the group's
+				// events, as Redis sends expired before keymiss.
+				f.Key = bytes.Clone(f.Key)
+				cl.pipe.expired = append(cl.pipe.expired, f)
+			}
 			expired = true
 			if missNotifies(c.cmd, c.args, f.Key) {
 				s.keyMissed(cl, f, alone)

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"errors"
+
 	"github.com/tidwall/redcon"
 
 	"github.com/shaledb/shale/server/store"
@@ -16,6 +18,11 @@ import (
 // runs on the connection and before redcon flushes the replies: at the last
 // command of the read, before a command that cannot join, when a command's
 // keys are busy, and every maxGroupCommands commands.
+//
+// A lone command marked Grouped runs in a group of its own: the group is
+// an early one (store.NewEarlyGroup), which releases its keys' locks before
+// its write lands when another command waits for them, so that commands on
+// one hot key do not queue behind each other's writes (docs/WRITES.md).
 //
 // Each reply is exactly what the command would get alone: a command joins
 // only when none of its keys was touched earlier in the group, and the group
@@ -46,6 +53,9 @@ type pipelineGroup struct {
 	// view is base's view in g (types.DB.InGroup), kept so that grouped
 	// commands do not allocate one each.
 	view, base *types.DB
+	// expired are the keys the group's commands found expired, removed
+	// once the group has released their locks.
+	expired []types.KeyFact
 }
 
 // viewOf returns db's view in the group.
@@ -83,14 +93,11 @@ func (s *Server) groupDB(c *Client, conn redcon.Conn, cmd *Command, args [][]byt
 		s.commitGroup(c, conn)
 		return nil
 	}
-	if !p.active() && len(conn.PeekPipeline()) == 0 {
-		return nil // a lone command: no write to share
-	}
 	if p.active() && p.g.Commands() >= maxGroupCommands {
 		s.commitGroup(c, conn)
 	}
 	if p.g == nil {
-		p.g = s.st.NewGroup()
+		p.g = s.st.NewEarlyGroup()
 	}
 	pos := keyPositions(cmd, args)
 	keys := make([]store.LockKey, len(pos))
@@ -102,12 +109,15 @@ func (s *Server) groupDB(c *Client, conn redcon.Conn, cmd *Command, args [][]byt
 			return p.viewOf(db)
 		}
 		// An earlier command of the group holds a key, or another client
-		// does: write the group, then try again as the first of a new one.
+		// does: write the group, then wait for the keys as the first of a
+		// new one.
 		s.commitGroup(c, conn)
 	}
-	if !p.g.TryLock(keys...) {
-		return nil // another client holds a key: wait for it alone
-	}
+	// Even a lone command runs in a group: the group releases its locks
+	// before its write lands when another command waits for them (see
+	// store.NewEarlyGroup), so commands on one hot key do not queue
+	// behind each other's writes.
+	p.g.Lock(keys...)
 	p.mark = bufferedLen(p.wr)
 	return p.viewOf(db)
 }
@@ -124,10 +134,14 @@ func (s *Server) commitGroup(c *Client, conn redcon.Conn) {
 	n := p.g.Commands()
 	s.stats.groupCommits.Add(1)
 	s.stats.groupedCommands.Add(int64(n))
-	if err := p.g.Commit(); err != nil {
+	err := p.g.Commit()
+	s.expireFoundInGroup(p)
+	if err != nil {
 		text, _ := errorText(err)
-		s.diskLog.Error().Err(err).Int("commands", n).Msg("pipelined writes refused by the disk")
-		s.rewriteReplies(p, text)
+		s.diskLog.Error().Err(err).Int("commands", n).Msg("write refused by the disk")
+		// A group that read another client's write which then failed
+		// loses its reads' replies too.
+		s.rewriteReplies(p, text, errors.Is(err, store.ErrReadFailed))
 		p.ready = p.ready[:0]
 		s.dropEvents(c)
 		return
@@ -141,16 +155,27 @@ func (s *Server) commitGroup(c *Client, conn redcon.Conn) {
 	p.ready = p.ready[:0]
 }
 
+// expireFoundInGroup removes the keys the group's commands found expired,
+// with their expired events, now that the group holds no lock.
+func (s *Server) expireFoundInGroup(p *pipelineGroup) {
+	for _, f := range p.expired {
+		s.eng.ExpireFound(f, true)
+	}
+	clear(p.expired)
+	p.expired = p.expired[:0]
+}
+
 // rewriteReplies replaces, in redcon's reply buffer, the reply of each
-// command of the failed group that wrote with the error text.
-func (s *Server) rewriteReplies(p *pipelineGroup, text string) {
+// command of the failed group that wrote (every command's, with all) with
+// the error text.
+func (s *Server) rewriteReplies(p *pipelineGroup, text string, all bool) {
 	buf := p.wr.Buffer()
 	out := make([]byte, 0, len(buf))
 	out = append(out, buf[:p.mark]...)
 	end := p.mark
 	for _, r := range p.replies {
 		out = append(out, buf[end:r.start]...) // nothing, unless a reply came between
-		if r.wrote {
+		if r.wrote || all {
 			s.stats.countError(text)
 			out = redcon.AppendError(out, sanitize(text))
 		} else {

@@ -481,8 +481,15 @@ func watchWriterInFlight(t *testing.T, p *serverProc, attempt int) bool {
 				t.Errorf("%s: WATCH, GET (missing), then W's MSET wrote it, and EXEC committed %v over it: want a null EXEC", r.key, r.exec)
 			}
 		case "x":
-			if why := matchValue([]any{"OK"}, r.exec); why != "" {
-				t.Errorf("%s: WATCH, GET (W's x), EXEC %v: want [OK], nothing wrote it since", r.key, fmtVal(r.exec))
+			// W wrote before the GET, but maybe after the WATCH: W
+			// waits for its keys' locks before it claims the watched
+			// keys it writes, so a WATCH made while W waited does not
+			// wait for W, and W's write then fails the EXEC, as in
+			// Redis. Either way the EXEC may not fail with an error.
+			if r.exec != nil {
+				if why := matchValue([]any{"OK"}, r.exec); why != "" {
+					t.Errorf("%s: WATCH, GET (W's x), EXEC %v: want [OK] or a null EXEC", r.key, fmtVal(r.exec))
+				}
 			}
 		default:
 			t.Errorf("%s: GET %q, want missing or W's x", r.key, r.read)

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -82,6 +83,7 @@ func run(argv []string) error {
 		return nil
 	}
 
+	setGoGC(cfg.Server.GoGCPercent, log)
 	srv, err := server.Start(cfg, log)
 	if err != nil {
 		return err
@@ -96,6 +98,17 @@ func run(argv []string) error {
 		log.Info().Msg("shutdown requested by client")
 	}
 	return srv.Close()
+}
+
+// setGoGC sets the Go collector's GOGC to server.go_gc_percent, unless
+// the GOGC environment variable already set it: the operator's explicit
+// choice for this one process.
+func setGoGC(percent int, log zerolog.Logger) {
+	if env, ok := os.LookupEnv("GOGC"); ok {
+		log.Info().Str("GOGC", env).Int("go_gc_percent", percent).Msg("GOGC from the environment overrides server.go_gc_percent")
+		return
+	}
+	debug.SetGCPercent(percent)
 }
 
 // newLogger builds the one logger the program passes down.

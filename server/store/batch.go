@@ -35,6 +35,11 @@ type Batch struct {
 	// pending indexes the batch's records for a transaction's reads; nil
 	// in other batches.
 	pending *pendingIndex
+	// dbs is the database map the batch's SWAPDBs leave (prepareWrite).
+	dbs *dbPerm
+	// readFrom and readUpTo bound the tickets of the unlanded writes the
+	// batch's commands may have read through the overlay; 0: none.
+	readFrom, readUpTo uint64
 }
 
 // cachedCFs are the column families with a record cache (see recordCache),
@@ -173,7 +178,8 @@ func (b *Batch) Release() {
 		b.rep.buf = nil
 	}
 	b.buf = b.buf[:0]
-	b.s = nil
+	b.s, b.dbs = nil, nil
+	b.readFrom, b.readUpTo = 0, 0
 	batchPool.Put(b)
 }
 
@@ -274,8 +280,17 @@ func (b *Batch) Len() int { return int(b.rep.count) + len(b.deltas) + len(b.rese
 // the reclaims. The batch is still owned by the caller. Concurrent Writes
 // are joined into one DB.Write (see writeQueue).
 func (s *Store) Write(b *Batch) error {
+	if empty, err := s.prepareWrite(b); empty || err != nil {
+		return err
+	}
+	return wrapWriteError(s.writes.await(s, s.writes.submit(s, b, false)))
+}
+
+// prepareWrite adds to b the records that only Write adds (counters, the
+// database map, the reclaim log), and reports a batch with nothing to write.
+func (s *Store) prepareWrite(b *Batch) (empty bool, err error) {
 	if s.isClosing() {
-		return ErrClosed
+		return false, ErrClosed
 	}
 	def := s.cfIDs[CFDefault]
 	var zero [8]byte
@@ -297,21 +312,35 @@ func (s *Store) Write(b *Batch) error {
 		var v [8]byte
 		b.rep.merge(def, b.buf, metadata.EncodeCounterDelta(v[:0], d.delta))
 	}
-	dbs := s.putDBMap(b)
+	b.dbs = s.putDBMap(b)
 	if b.rep.count == 0 {
-		return nil // nothing to write: a read-only transaction's, say
+		return true, nil // nothing to write: a read-only transaction's, say
 	}
 	if s.readOnly.Load() {
-		return ErrReadOnly
+		return false, ErrReadOnly
 	}
 	b.appendReclaimLog()
-	if err := s.writes.write(s, b); err != nil {
+	return false, nil
+}
+
+// wrapWriteError marks a failed write as ErrWrite.
+func wrapWriteError(err error) error {
+	if err != nil {
 		return fmt.Errorf("%w: %w", ErrWrite, err)
 	}
+	return nil
+}
+
+// finishWrite does what follows a batch's successful write in memory:
+// caches, counters, the database map, reclaims. The write queue's leader
+// runs it for each batch of a joined write in ticket order, so that two
+// batches of one key update its cache entry in the order they were written
+// even when the first one's writer released the key's lock early.
+func (s *Store) finishWrite(b *Batch) {
 	s.noteWritten()
 	s.cacheWritten(b)
-	if dbs != nil {
-		s.dbs.cur.Store(dbs)
+	if b.dbs != nil {
+		s.dbs.cur.Store(b.dbs)
 	}
 	if b.mayKill {
 		s.gc.NoteDeaths()
@@ -330,7 +359,6 @@ func (s *Store) Write(b *Batch) error {
 	for _, uid := range b.reclaims {
 		s.reclaim.enqueue(uid)
 	}
-	return nil
 }
 
 // cacheWritten caches what b wrote, once RocksDB has it.

@@ -19,6 +19,12 @@
 //   - One command writes exactly one Batch.
 //   - A replica's store (SetReadOnly) writes nothing but its primary's
 //     batches (Apply), so its sequence numbers stay its primary's.
+//   - Batches land in the order of their write-queue tickets, and the
+//     overlay (overlay.go) holds the records of queued batches only: a
+//     record leaves it once the caches have its batch. Only an early
+//     group's commands read it, and their replies wait for what they read
+//     to land; every other lock holder waits for its stripes' queued
+//     writes to land before it reads (docs/WRITES.md).
 //
 // RocksDB knowledge stays here: the option names and values SetOptions
 // takes (ApplyOptions), the properties that hold each figure INFO reports

@@ -34,10 +34,36 @@ type Group struct {
 	// key.
 	txn       *pendingIndex
 	exclusive bool
+	// early is set in a group that releases its locks before its write
+	// lands when another command waits for them (NewEarlyGroup). Its
+	// commands read through the overlay; readFrom and readUpTo bound the
+	// tickets they may have read (see overlay).
+	early              bool
+	readFrom, readUpTo uint64
 }
 
 // NewGroup returns an empty group.
 func (s *Store) NewGroup() *Group { return &Group{s: s} }
+
+// NewEarlyGroup returns an empty group that releases its locks before its
+// write lands when another command waits for one of them (overlay.go).
+// Its commands read through Reader, and its Commit returns once its
+// writes, and those they read, have landed.
+func (s *Store) NewEarlyGroup() *Group { return &Group{s: s, early: true} }
+
+// took notes that the group has just taken stripe i: an early group
+// remembers which queued writes its commands may read there; any other
+// waits for them to land, and then reads the store itself.
+func (g *Group) took(i int) {
+	if !g.early {
+		g.s.ov.settleStripe(i)
+		return
+	}
+	if g.readFrom == 0 {
+		g.readFrom = g.s.ov.landed.Load() + 1
+	}
+	g.readUpTo = max(g.readUpTo, g.s.ov.stripe[i].Load())
+}
 
 // Commands is the number of commands that joined since the last Commit.
 func (g *Group) Commands() int { return g.cmds }
@@ -79,9 +105,35 @@ func (g *Group) TryLock(keys ...LockKey) bool {
 		}
 		g.set(i)
 		g.stripes = append(g.stripes, i)
+		g.took(i)
 	}
 	g.cmds++
 	return true
+}
+
+// Lock adds the first command on keys to an empty group, waiting for the
+// world lock's read side and for the keys' stripes, in sorted order as
+// Store.Lock takes them: the group holds nothing else, so it cannot
+// deadlock.
+func (g *Group) Lock(keys ...LockKey) {
+	if g.world {
+		panic("store: Group.Lock on a group that holds locks")
+	}
+	var wait lockWait
+	if !g.s.locks.world.TryRLock() {
+		wait.busy()
+		g.s.locks.world.RLock()
+	}
+	g.world = true
+	g.b = g.s.NewBatch()
+	for _, i := range sortedStripes(keys) {
+		g.s.ov.lockWaiting(&g.s.locks.stripes[i], i, &wait)
+		g.set(i)
+		g.stripes = append(g.stripes, i)
+		g.took(i)
+	}
+	wait.done(&g.s.waits.lock)
+	g.cmds++
 }
 
 // untake releases the stripes taken since index start of g.stripes, and
@@ -99,9 +151,11 @@ func (g *Group) untake(start int) {
 
 // release drops the batch and the world lock of a group with no stripes.
 func (g *Group) release() {
-	g.b.pending = nil
-	g.b.Release()
-	g.b = nil
+	if g.b != nil {
+		g.b.pending = nil
+		g.b.Release()
+		g.b = nil
+	}
 	g.world = false
 	g.txn = nil
 	if g.exclusive {
@@ -129,13 +183,16 @@ func (g *Group) Holds(keys ...LockKey) bool {
 // It is for a caller that failed to name a key to TryLock (a bug): waiting
 // while holding other stripes can deadlock against another group.
 func (g *Group) Wait(keys ...LockKey) {
+	var wait lockWait
 	for _, k := range keys {
 		if i := stripeOf(k); !g.has(i) {
-			g.s.locks.stripes[i].Lock()
+			g.s.ov.lockWaiting(&g.s.locks.stripes[i], i, &wait)
 			g.set(i)
 			g.stripes = append(g.stripes, i)
+			g.took(i)
 		}
 	}
+	wait.done(&g.s.waits.lock)
 }
 
 // Add runs fn on the group's batch, for one command. When fn fails or
@@ -172,12 +229,77 @@ func (g *Group) After(fn func()) { g.after = append(g.after, fn) }
 
 // Commit writes the group's batch, runs the After functions when the write
 // succeeded, and releases every lock. The group is then empty and reusable.
-// An error means that none of the group's writes took effect.
+// An error means that none of the group's writes took effect; in an early
+// group, an error that ErrReadFailed matches means that its commands also
+// read a write that failed, so that none of their replies stands.
 func (g *Group) Commit() error {
 	if !g.world {
 		return nil
 	}
+	if g.early {
+		return g.commitEarly()
+	}
 	return g.end(true)
+}
+
+// ErrReadFailed is in the error of an early group's Commit when its
+// commands read a queued write of another client that failed.
+var ErrReadFailed = errReadFailedWrite
+
+// commitEarly commits an early group. When another command waits for one
+// of its stripes and its batch may go through the overlay, it queues the
+// batch with its records in the overlay, marks its stripes with the
+// batch's ticket, and releases its locks before it waits for the write.
+// Otherwise it writes under its locks, as end does. Either way it returns
+// once the writes its commands read have landed too.
+func (g *Group) commitEarly() error {
+	s, b := g.s, g.b
+	from, upTo := g.readFrom, g.readUpTo
+	g.readFrom, g.readUpTo = 0, 0
+	b.readFrom, b.readUpTo = from, upTo
+	if !g.contended() || len(g.after) > 0 || !earlyEligible(b) {
+		return g.settleReads(g.end(true), from, upTo)
+	}
+	empty, err := s.prepareWrite(b)
+	if err != nil || empty {
+		g.unlockAll() // releases the batch too
+		return g.settleReads(err, from, upTo)
+	}
+	w := s.writes.submit(s, b, true)
+	s.ov.commits.Add(1)
+	for _, i := range g.stripes {
+		s.ov.stripe[i].Store(w.ticket)
+	}
+	g.b = nil
+	g.unlockAll()
+	err = wrapWriteError(s.writes.await(s, w))
+	b.Release()
+	return err
+}
+
+// contended reports whether another goroutine waits for a stripe the
+// group holds.
+func (g *Group) contended() bool {
+	for _, i := range g.stripes {
+		if g.s.ov.waiting[i].Load() > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// settleReads waits for the queued writes an early group's commands may
+// have read, from..upTo, and reports ErrReadFailed when one failed, unless
+// the group's own write failed already (err).
+func (g *Group) settleReads(err error, from, upTo uint64) error {
+	if upTo == 0 {
+		return err
+	}
+	g.s.ov.waitLanded(upTo)
+	if err == nil && g.s.ov.failedIn(from, upTo) {
+		return wrapWriteError(ErrReadFailed)
+	}
+	return err
 }
 
 // end writes the group's batch when write is set, runs the After functions
@@ -194,6 +316,13 @@ func (g *Group) end(write bool) error {
 	}
 	clear(g.after)
 	g.after = g.after[:0]
+	g.unlockAll()
+	return err
+}
+
+// unlockAll releases every lock of the group, and its batch if it still
+// has one.
+func (g *Group) unlockAll() {
 	for _, i := range g.stripes {
 		g.s.locks.stripes[i].Unlock()
 		g.clear(i)
@@ -201,5 +330,4 @@ func (g *Group) end(write bool) error {
 	g.stripes = g.stripes[:0]
 	g.cmds, g.writes = 0, 0
 	g.release()
-	return err
 }

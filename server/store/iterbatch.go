@@ -9,35 +9,40 @@ static void shale_put_u32(char* p, uint32_t v) {
 	p[0] = (char)v; p[1] = (char)(v >> 8); p[2] = (char)(v >> 16); p[3] = (char)(v >> 24);
 }
 
+// shale_fill is shale_iter_fill's result: the bytes used, the records
+// copied, and, when not even the first record fit, its size. It is
+// returned by value because Go memory passed to C for an out parameter
+// escapes to the heap: that was an allocation per call.
+typedef struct {
+	size_t used;
+	size_t need;
+	int n;
+} shale_fill;
+
 // shale_iter_fill copies records into buf from the iterator's current one
 // on, each as key length (u32 LE) · value length (u32 LE) · key · value,
 // stepping back when reverse is set, until the iterator is done, max
-// records are copied, or the next one does not fit in cap bytes. It returns
-// the bytes used and sets *n to the records copied; when not even the first
-// fits, *need is its size.
-static size_t shale_iter_fill(rocksdb_iterator_t* it, int reverse, char* buf, size_t cap,
-		int max, int* n, size_t* need) {
-	size_t used = 0;
-	*n = 0;
-	*need = 0;
-	while (*n < max && rocksdb_iter_valid(it)) {
+// records are copied, or the next one does not fit in cap bytes.
+static shale_fill shale_iter_fill(rocksdb_iterator_t* it, int reverse, char* buf, size_t cap, int max) {
+	shale_fill r = {0, 0, 0};
+	while (r.n < max && rocksdb_iter_valid(it)) {
 		size_t klen, vlen;
 		const char* k = rocksdb_iter_key(it, &klen);
 		const char* v = rocksdb_iter_value(it, &vlen);
 		size_t size = 8 + klen + vlen;
-		if (size > cap - used) {
-			if (*n == 0) *need = size;
+		if (size > cap - r.used) {
+			if (r.n == 0) r.need = size;
 			break;
 		}
-		shale_put_u32(buf + used, (uint32_t)klen);
-		shale_put_u32(buf + used + 4, (uint32_t)vlen);
-		memcpy(buf + used + 8, k, klen);
-		memcpy(buf + used + 8 + klen, v, vlen);
-		used += size;
-		(*n)++;
+		shale_put_u32(buf + r.used, (uint32_t)klen);
+		shale_put_u32(buf + r.used + 4, (uint32_t)vlen);
+		memcpy(buf + r.used + 8, k, klen);
+		memcpy(buf + r.used + 8 + klen, v, vlen);
+		r.used += size;
+		r.n++;
 		if (reverse) rocksdb_iter_prev(it); else rocksdb_iter_next(it);
 	}
-	return used;
+	return r;
 }
 */
 import "C"
@@ -99,21 +104,18 @@ func (b *iterBatches) release() {
 // and how many it holds; 0 when the iterator is done (check its Err).
 func (b *iterBatches) next() ([]byte, int) {
 	for {
-		var n C.int
-		var need C.size_t
 		rev := C.int(0)
 		if b.reverse {
 			rev = 1
 		}
-		used := C.shale_iter_fill(b.it, rev, (*C.char)(unsafe.Pointer(&b.buf[0])), C.size_t(len(b.buf)),
-			C.int(b.max), &n, &need)
-		if need > 0 {
+		r := C.shale_iter_fill(b.it, rev, (*C.char)(unsafe.Pointer(&b.buf[0])), C.size_t(len(b.buf)), C.int(b.max))
+		if r.need > 0 {
 			// One record bigger than the buffer: grow it to fit.
-			b.buf = make([]byte, int(need))
+			b.buf = make([]byte, int(r.need))
 			continue
 		}
 		b.max = min(2*b.max, iterMaxBatch)
-		return b.buf[:used], int(n)
+		return b.buf[:r.used], int(r.n)
 	}
 }
 

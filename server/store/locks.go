@@ -40,22 +40,29 @@ type Unlock func()
 
 // Lock takes the stripes of keys in sorted order, without duplicates, so
 // multi-key commands cannot deadlock each other. Pair it with the returned
-// Unlock.
+// Unlock. A Lock that finds a lock busy counts its wait in WaitStats's
+// KeyLock; one that does not reads no clock.
 func (s *Store) Lock(keys ...LockKey) Unlock {
-	s.locks.world.RLock()
+	var wait lockWait
+	if !s.locks.world.TryRLock() {
+		wait.busy()
+		s.locks.world.RLock()
+	}
 	if len(keys) == 1 {
-		m := &s.locks.stripes[stripeOf(keys[0])]
-		m.Lock()
+		i := stripeOf(keys[0])
+		m := &s.locks.stripes[i]
+		s.ov.lockWaiting(m, i, &wait)
+		wait.done(&s.waits.lock)
+		s.ov.settleStripe(i)
 		return func() { m.Unlock(); s.locks.world.RUnlock() }
 	}
-	idx := make([]int, len(keys))
-	for i, k := range keys {
-		idx[i] = stripeOf(k)
-	}
-	slices.Sort(idx)
-	idx = slices.Compact(idx)
+	idx := sortedStripes(keys)
 	for _, i := range idx {
-		s.locks.stripes[i].Lock()
+		s.ov.lockWaiting(&s.locks.stripes[i], i, &wait)
+	}
+	wait.done(&s.waits.lock)
+	for _, i := range idx {
+		s.ov.settleStripe(i)
 	}
 	return func() {
 		for j := len(idx) - 1; j >= 0; j-- {
@@ -65,8 +72,24 @@ func (s *Store) Lock(keys ...LockKey) Unlock {
 	}
 }
 
+// sortedStripes is the stripes of keys in the order every waiting locker
+// takes them, without duplicates.
+func sortedStripes(keys []LockKey) []int {
+	idx := make([]int, len(keys))
+	for i, k := range keys {
+		idx[i] = stripeOf(k)
+	}
+	slices.Sort(idx)
+	return slices.Compact(idx)
+}
+
 // LockWorld excludes every keyed command, for FLUSHDB and FLUSHALL.
 func (s *Store) LockWorld() Unlock {
 	s.locks.world.Lock()
+	s.settleAll()
 	return s.locks.world.Unlock
 }
+
+// settleAll waits until every queued write has landed: for the holder of
+// the world lock's write side, which reads the store itself.
+func (s *Store) settleAll() { s.ov.waitLanded(s.writes.lastTicket()) }

@@ -178,17 +178,23 @@ func (o *rocksOptions) cfOptions(cf CF, r conf.RocksDB, eff conf.CFOptions) (*gr
 
 	table := grocksdb.NewDefaultBlockBasedTableOptions()
 	o.tables = append(o.tables, table)
+	// Values in blob files are cached in the block cache too, and whether
+	// or not blob files are on, since they can be turned on at runtime
+	// (liveOptions): without a blob cache every read of one reads its file.
 	switch {
 	case eff.OwnBlockCacheBytes > 0:
 		c := grocksdb.NewLRUCache(uint64(eff.OwnBlockCacheBytes))
 		o.caches = append(o.caches, c)
 		o.ownCaches[cf] = c
 		table.SetBlockCache(c)
+		opts.SetBlobCache(c)
 	case o.sharedCache != nil:
 		table.SetBlockCache(o.sharedCache)
+		opts.SetBlobCache(o.sharedCache)
 	default:
 		table.SetNoBlockCache(true)
 	}
+	setBlobOptions(opts, eff)
 	if eff.BloomBitsPerKey > 0 {
 		table.SetFilterPolicy(grocksdb.NewBloomFilterFull(float64(eff.BloomBitsPerKey)))
 	}
@@ -197,6 +203,13 @@ func (o *rocksOptions) cfOptions(cf CF, r conf.RocksDB, eff conf.CFOptions) (*gr
 	table.SetFormatVersion(5)
 	opts.SetBlockBasedTableFactory(table)
 	return opts, nil
+}
+
+// setBlobOptions sets eff's blob file options (conf.RocksDB.EnableBlobFiles).
+func setBlobOptions(opts *grocksdb.Options, eff conf.CFOptions) {
+	opts.EnableBlobFiles(eff.EnableBlobFiles)
+	opts.SetMinBlobSize(uint64(eff.MinBlobBytes))
+	opts.EnableBlobGC(eff.BlobGC)
 }
 
 // ApplyOptions changes the running database from the RocksDB options of old
@@ -250,6 +263,9 @@ func liveOptions(r conf.RocksDB, cf CF) []liveOption {
 		{"soft_pending_compaction_bytes_limit", strconv.FormatInt(int64(r.SoftPendingCompactionBytesLimit), 10)},
 		{"hard_pending_compaction_bytes_limit", strconv.FormatInt(int64(r.HardPendingCompactionBytesLimit), 10)},
 		{"compression_per_level", compressionOption(e.Compression)},
+		{"enable_blob_files", strconv.FormatBool(e.EnableBlobFiles)},
+		{"min_blob_size", strconv.FormatInt(int64(e.MinBlobBytes), 10)},
+		{"enable_blob_garbage_collection", strconv.FormatBool(e.BlobGC)},
 	}
 }
 

@@ -89,3 +89,36 @@ func newestOptionsFile(t *testing.T, dir string) string {
 	}
 	return string(b)
 }
+
+// TestApplyBlobOptions: blob files turn on and off at runtime, in the
+// column family whose override changed only.
+func TestApplyBlobOptions(t *testing.T) {
+	cfg := conf.Default()
+	cfg.Storage.Dir = t.TempDir()
+	st, err := Open(cfg, zerolog.New(zerolog.NewTestWriter(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	blobCFs := func() int { return strings.Count(newestOptionsFile(t, cfg.Storage.Dir), "enable_blob_files=true\n") }
+	if n := blobCFs(); n != 0 {
+		t.Fatalf("%d column families opened with blob files, want 0", n)
+	}
+	on, minBytes := true, conf.KiB
+	next := cfg.RocksDB
+	next.Metadata.EnableBlobFiles, next.Metadata.MinBlobBytes = &on, &minBytes
+	if err := st.ApplyOptions(cfg.RocksDB, next); err != nil {
+		t.Fatal(err)
+	}
+	opts := newestOptionsFile(t, cfg.Storage.Dir)
+	if n := blobCFs(); n != 1 || !strings.Contains(opts, "min_blob_size=1024\n") {
+		t.Fatalf("after turning them on in the metadata column family, %d have blob files (want 1), min_blob_size=1024 present: %v",
+			n, strings.Contains(opts, "min_blob_size=1024\n"))
+	}
+	if err := st.ApplyOptions(next, cfg.RocksDB); err != nil {
+		t.Fatal(err)
+	}
+	if n := blobCFs(); n != 0 {
+		t.Fatalf("after turning them off, %d column families have blob files, want 0", n)
+	}
+}

@@ -189,12 +189,28 @@ func (r *pendingReader) Iterate(cf CF, lower, upper []byte, reverse bool, fn fun
 		hi = sort.SearchStrings(keys, string(upper))
 	}
 	keys = keys[lo:max(lo, hi)]
-	// next is the next pending key to merge, walking forward or back.
+	rep := r.b.rep.buf
+	return mergeIterate(r.base, cf, lower, upper, reverse, len(keys),
+		func(i int) (string, []byte, bool) {
+			val, found, _ := r.x.lookup(rep, cf, []byte(keys[i]))
+			return keys[i], val, found
+		},
+		func(k []byte) bool { return r.x.rangeSeq(rep, cf, k) > 0 }, fn)
+}
+
+// mergeIterate walks base's records of cf in [lower, upper) merged with n
+// pending records, which at(i) gives in ascending key order: a pending
+// record wins over the base's of the same key, a pending delete (found
+// false) hides it, and so does rangeDeleted for base keys.
+func mergeIterate(base Reader, cf CF, lower, upper []byte, reverse bool, n int,
+	at func(i int) (key string, val []byte, found bool), rangeDeleted func(key []byte) bool,
+	fn func(key, val []byte) bool) error {
+	// next is the next pending record to merge, walking forward or back.
 	next, step := 0, 1
 	if reverse {
-		next, step = len(keys)-1, -1
+		next, step = n-1, -1
 	}
-	more := func() bool { return next >= 0 && next < len(keys) }
+	more := func() bool { return next >= 0 && next < n }
 	// before reports whether pending key p comes before base key k in
 	// the walk's order.
 	before := func(p string, k []byte) bool {
@@ -202,28 +218,35 @@ func (r *pendingReader) Iterate(cf CF, lower, upper []byte, reverse bool, fn fun
 		return (c < 0 && !reverse) || (c > 0 && reverse)
 	}
 	stopped := false
-	// emit yields pending key p when the batch leaves it present.
-	emit := func(p string) bool {
-		val, found, _ := r.x.lookup(r.b.rep.buf, cf, []byte(p))
-		if found && !fn([]byte(p), val) {
+	// emit yields pending record i when it leaves its key present.
+	emit := func(i int) bool {
+		key, val, found := at(i)
+		if found && !fn([]byte(key), val) {
 			stopped = true
 			return false
 		}
 		return true
 	}
-	err := r.base.Iterate(cf, lower, upper, reverse, func(k, v []byte) bool {
-		for more() && before(keys[next], k) {
-			if !emit(keys[next]) {
+	err := base.Iterate(cf, lower, upper, reverse, func(k, v []byte) bool {
+		for more() {
+			key, _, _ := at(next)
+			if !before(key, k) {
+				break
+			}
+			if !emit(next) {
 				return false
 			}
 			next += step
 		}
-		if more() && keys[next] == string(k) {
-			next += step
-			return emit(string(k)) // the batch's record wins
+		if more() {
+			if key, _, _ := at(next); key == string(k) {
+				i := next
+				next += step
+				return emit(i) // the pending record wins
+			}
 		}
-		if r.x.rangeSeq(r.b.rep.buf, cf, k) > 0 {
-			return true // deleted by the batch
+		if rangeDeleted(k) {
+			return true
 		}
 		if !fn(k, v) {
 			stopped = true
@@ -235,7 +258,7 @@ func (r *pendingReader) Iterate(cf CF, lower, upper []byte, reverse bool, fn fun
 		return err
 	}
 	for ; more(); next += step {
-		if !emit(keys[next]) {
+		if !emit(next) {
 			break
 		}
 	}

@@ -3,31 +3,54 @@ package store
 import (
 	"strconv"
 	"strings"
+
+	"github.com/linxGnu/grocksdb"
 )
 
 // The figures INFO and /metrics report about RocksDB, as numbers: this file
 // is the one place that knows which RocksDB property holds each, and which
 // block cache a column family uses.
 
-// MemoryStats is the memory RocksDB holds outside the Go heap.
+// MemoryStats is the memory RocksDB holds outside the Go heap, by its own
+// accounting: the rest of what it allocates (iterators, flush and
+// compaction buffers) shows only in MallocStats.
 type MemoryStats struct {
-	BlockCache   uint64 // bytes in use in the shared block cache and the column families' own ones
-	Memtables    uint64 // bytes in the memtables of every column family
-	TableReaders uint64 // bytes of indexes and filters held outside the block caches
+	BlockCache         uint64 // bytes in use in the shared block cache and the column families' own ones
+	BlockCacheCapacity uint64 // the sizes of those caches together
+	BlockCachePinned   uint64 // bytes of BlockCache in use by readers or pinned (level 0's index and filter blocks): not evictable
+	Memtables          uint64 // bytes of every column family's memtables: MemtablesByCF's sum
+	MemtablesByCF      []CFBytes
+	TableReaders       uint64 // bytes of indexes and filters held outside the block caches
 }
 
-// MemoryStats reads RocksDB's memory use now.
+// CFBytes is a number of bytes one column family holds.
+type CFBytes struct {
+	CF    CF
+	Bytes uint64
+}
+
+// MemoryStats reads RocksDB's memory use now. A column family's memtables
+// are its active one, the full ones waiting to flush, and flushed ones
+// still pinned by a reader (rocksdb.size-all-mem-tables): all of them hold
+// memory.
 func (s *Store) MemoryStats() MemoryStats {
 	var m MemoryStats
+	caches := s.opts.ownCaches[:]
 	if c := s.opts.sharedCache; c != nil {
-		m.BlockCache = c.GetUsage()
+		caches = append([]*grocksdb.Cache{c}, caches...)
+	}
+	for _, c := range caches {
+		if c != nil {
+			m.BlockCache += c.GetUsage()
+			m.BlockCacheCapacity += c.GetCapacity()
+			m.BlockCachePinned += c.GetPinnedUsage()
+		}
 	}
 	for cf := range numCFs {
-		m.Memtables += s.uintProperty(cf, "rocksdb.cur-size-all-mem-tables")
+		b := s.uintProperty(cf, "rocksdb.size-all-mem-tables")
+		m.MemtablesByCF = append(m.MemtablesByCF, CFBytes{cf, b})
+		m.Memtables += b
 		m.TableReaders += s.uintProperty(cf, "rocksdb.estimate-table-readers-mem")
-		if c := s.opts.ownCaches[cf]; c != nil {
-			m.BlockCache += c.GetUsage()
-		}
 	}
 	return m
 }

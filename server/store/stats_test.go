@@ -37,6 +37,25 @@ func TestStats(t *testing.T) {
 		t.Errorf("MemoryStats().BlockCache = %d, want the shared cache's %d plus the score CF's own %d (> 0)",
 			got, db.BlockCacheUsage, scoreCache)
 	}
+	mem := st.MemoryStats()
+	if want := uint64(cfg.RocksDB.BlockCacheBytes + own); mem.BlockCacheCapacity != want {
+		t.Errorf("MemoryStats().BlockCacheCapacity = %d, want the shared and the score CF's caches' %d", mem.BlockCacheCapacity, want)
+	}
+	var memtables uint64
+	for i, m := range mem.MemtablesByCF {
+		if m.CF != store.CF(i) {
+			t.Fatalf("MemtablesByCF[%d] is %s", i, m.CF)
+		}
+		memtables += m.Bytes
+	}
+	if len(mem.MemtablesByCF) != len(store.AllCFs()) || memtables != mem.Memtables || memtables == 0 {
+		t.Errorf("MemtablesByCF %v sum to %d, want every column family, summing to Memtables %d (> 0: an empty memtable has its arena)",
+			mem.MemtablesByCF, memtables, mem.Memtables)
+	}
+	if m := store.ReadMallocStats(); m.Allocated < mem.BlockCache+mem.Memtables || m.FromOS != m.Allocated+m.Free {
+		t.Errorf("ReadMallocStats() = %+v: want at least the block caches and memtables (%d) allocated, and FromOS = Allocated + Free",
+			m, mem.BlockCache+mem.Memtables)
+	}
 
 	stats := st.CFStats()
 	if len(stats) != len(store.AllCFs()) {

@@ -43,6 +43,8 @@ type Store struct {
 	full     *fullCompactor
 	caches   [len(cachedCFs)]*recordCache // nil when sized 0 (storage.*_cache_bytes)
 	writes   writeQueue
+	waits    waitStats      // queue and key-lock waits (waits.go)
+	ov       overlay        // queued writes of early groups (overlay.go)
 	cfIDs    [numCFs]uint32 // RocksDB's ids of the column families
 	// walReaders are the open readers of the write-ahead log
 	// (replication.go).
@@ -75,6 +77,7 @@ func Open(cfg conf.Config, log zerolog.Logger) (*Store, error) {
 		closed: make(chan struct{}),
 	}
 	s.walReaders.m = make(map[*WALReader]struct{})
+	s.ov.landedCond = sync.NewCond(&s.ov.landedMu)
 	if err := s.open(); err != nil {
 		return nil, err
 	}

@@ -25,31 +25,34 @@ func (s *Store) BeginTxn(exclusive bool, keys ...LockKey) *Group {
 	g := &Group{s: s, txn: &pendingIndex{}, exclusive: exclusive, world: true}
 	if exclusive {
 		s.locks.world.Lock()
+		s.settleAll()
 	} else {
 		s.locks.world.RLock()
-		idx := make([]int, len(keys))
-		for i, k := range keys {
-			idx[i] = stripeOf(k)
-		}
-		slices.Sort(idx)
-		for _, i := range slices.Compact(idx) {
-			s.locks.stripes[i].Lock()
+		var wait lockWait
+		for _, i := range sortedStripes(keys) {
+			s.ov.lockWaiting(&s.locks.stripes[i], i, &wait)
 			g.set(i)
 			g.stripes = append(g.stripes, i)
+			g.took(i)
 		}
+		wait.done(&s.waits.lock)
 	}
 	g.b = s.NewBatch()
 	g.b.pending = g.txn
 	return g
 }
 
-// Reader reads the store as the transaction's writes so far leave it; nil
-// for a pipeline's group.
+// Reader is what the group's commands read: the store as the
+// transaction's writes so far leave it, or, in an early group, the store
+// with the overlay's queued writes; nil for another pipeline's group.
 func (g *Group) Reader() Reader {
-	if g.txn == nil {
-		return nil
+	switch {
+	case g.txn != nil:
+		return &pendingReader{b: g.b, x: g.txn, base: g.s}
+	case g.early:
+		return overlayReader{g.s}
 	}
-	return &pendingReader{b: g.b, x: g.txn, base: g.s}
+	return nil
 }
 
 // Exclusive reports whether the group holds the world lock's write side,

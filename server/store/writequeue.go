@@ -2,36 +2,43 @@ package store
 
 import (
 	"sync"
+	"time"
 
 	"github.com/linxGnu/grocksdb"
 )
 
-// writeQueue joins the batches of concurrent Store.Writes into one
-// DB.Write. RocksDB joins concurrent writers itself, but each of them is
-// then an OS thread blocked in cgo, and the followers sleep and wake on
-// futexes: with 50 clients writing, that handshake cost as much as the
-// memtable inserts. Here the first writer leads: it takes the batches that
-// queued while the previous write ran, appends their records to its own (a
-// batch is RocksDB's serialized form already, see batchRep) and writes them
-// all at once; the others wait on a channel, which costs a goroutine switch.
+// writeQueue joins the batches of concurrent writers into one DB.Write.
+// RocksDB joins concurrent writers itself, but each of them is then an OS
+// thread blocked in cgo, and the followers sleep and wake on futexes: with
+// 50 clients writing, that handshake cost as much as the memtable inserts.
+// Here the first writer leads: it takes the batches that queued while the
+// previous write ran, appends their records to its own (a batch is
+// RocksDB's serialized form already, see batchRep) and writes them all at
+// once; the others wait on a channel, which costs a goroutine switch.
 //
-// The joined write is atomic, so it succeeds or fails for all of its
-// batches, as a RocksDB write group does. Each batch's keys are locked by
-// its caller, and batches join in queue order, so joining changes no
-// result.
+// Every batch gets a ticket when it queues, and batches are written, and
+// their writes finished (landed), in ticket order: the leader finishes a
+// joined write's batches one by one (caches, counters, the overlay's
+// entries, see overlay.go) before it advances the overlay's landed mark
+// and wakes their writers. The joined write is atomic, so it succeeds or
+// fails for all of its batches, as a RocksDB write group does.
 type writeQueue struct {
 	mu      sync.Mutex
-	leading bool           // a leader is writing
+	next    uint64         // the last ticket handed out
+	leading bool           // a leader is writing, or was named to
 	waiting []*queuedWrite // batches queued behind it
 	joined  batchRep       // the leader's buffer; only the leader uses it
 }
 
-// queuedWrite is one batch waiting for a leader.
+// queuedWrite is one batch in the queue, from submit to await.
 type queuedWrite struct {
-	b    *Batch
-	err  error
-	lead bool          // woken to lead, not because it was written
-	done chan struct{} // one send per wake-up
+	b      *Batch
+	ticket uint64
+	since  time.Time // when it queued, for WaitStats's Queue
+	err    error
+	first  bool          // it found no leader at submit: it leads, unwoken
+	lead   bool          // it was woken to lead
+	done   chan struct{} // one send per wake-up
 }
 
 var queuedWritePool = sync.Pool{New: func() any { return &queuedWrite{done: make(chan struct{}, 1)} }}
@@ -41,56 +48,109 @@ var queuedWritePool = sync.Pool{New: func() any { return &queuedWrite{done: make
 // make its own write wait for an unbounded amount of others'.
 const maxJoinedBytes = 1 << 20
 
-// write writes b, alone or joined with the batches queued meanwhile.
-func (q *writeQueue) write(s *Store, b *Batch) error {
-	q.mu.Lock()
-	if !q.leading {
-		q.leading = true
-		q.mu.Unlock()
-		return q.lead(s, b)
-	}
+// submit queues b, whose records are final, and gives it the next ticket.
+// With early set, its records go into the overlay first, so that the
+// caller may release its keys' locks before await. The caller must await
+// the returned write.
+func (q *writeQueue) submit(s *Store, b *Batch, early bool) *queuedWrite {
 	w := queuedWritePool.Get().(*queuedWrite)
-	w.b = b
-	q.waiting = append(q.waiting, w)
-	q.mu.Unlock()
-	<-w.done
-	lead, err := w.lead, w.err
-	w.b, w.err, w.lead = nil, nil, false
-	queuedWritePool.Put(w)
-	if lead {
-		return q.lead(s, b)
+	w.b, w.since = b, time.Now()
+	q.mu.Lock()
+	q.next++
+	w.ticket = q.next
+	if early {
+		s.ov.insert(s, b, w.ticket)
 	}
+	if !q.leading {
+		q.leading, w.first = true, true
+	} else {
+		q.waiting = append(q.waiting, w)
+	}
+	q.mu.Unlock()
+	return w
+}
+
+// lastTicket is the last ticket handed out.
+func (q *writeQueue) lastTicket() uint64 {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.next
+}
+
+// await waits until w's batch has landed, leading the writes when its turn
+// comes, and returns the write's error. w goes back to the pool.
+func (q *writeQueue) await(s *Store, w *queuedWrite) error {
+	if !w.first {
+		<-w.done // w.lead is set before the send that wakes it
+	}
+	if w.first || w.lead {
+		q.lead(s, w)
+	}
+	err := w.err
+	w.b, w.err, w.first, w.lead = nil, nil, false, false
+	queuedWritePool.Put(w)
 	return err
 }
 
-// lead writes b with the batches waiting now, wakes their writers, and
-// hands the lead to the first batch that queued meanwhile, if any.
-func (q *writeQueue) lead(s *Store, b *Batch) error {
+// lead writes w's batch with those queued behind it now, finishes them in
+// ticket order, hands the lead to the first batch queued meanwhile, if
+// any, and wakes the writers of the joined batches.
+func (q *writeQueue) lead(s *Store, w *queuedWrite) {
 	q.mu.Lock()
-	n, size := 0, len(b.rep.buf)
+	n, size := 0, len(w.b.rep.buf)
 	for n < len(q.waiting) && size+len(q.waiting[n].b.rep.buf) <= maxJoinedBytes {
 		size += len(q.waiting[n].b.rep.buf)
 		n++
 	}
-	group := make([]*queuedWrite, n)
-	copy(group, q.waiting)
+	group := make([]*queuedWrite, 0, n+1)
+	group = append(group, w)
+	group = append(group, q.waiting[:n]...)
 	q.waiting = append(q.waiting[:0], q.waiting[n:]...)
 	q.mu.Unlock()
 
+	// A batch that read a write that failed fails too (overlay.go); the
+	// others of the group are written without it.
+	var failed []*queuedWrite
+	live := group[:0]
+	for _, m := range group {
+		if s.ov.readFailed(m.b) {
+			m.err = errReadFailedWrite
+			s.ov.fail(m.ticket, m.ticket)
+			failed = append(failed, m)
+			continue
+		}
+		live = append(live, m)
+	}
+	last := group[len(group)-1].ticket
+	group = live
+
 	var err error
-	if len(group) == 0 {
-		err = s.writeRep(b.rep.bytes())
-	} else {
+	switch len(group) {
+	case 0:
+	case 1:
+		err = s.writeRep(group[0].b.rep.bytes())
+	default:
 		q.joined.reset()
-		q.joined.appendRecords(b.rep.records(), b.rep.count)
-		for _, w := range group {
-			q.joined.appendRecords(w.b.rep.records(), w.b.rep.count)
+		for _, m := range group {
+			q.joined.appendRecords(m.b.rep.records(), m.b.rep.count)
 		}
 		err = s.writeRep(q.joined.bytes())
 		if cap(q.joined.buf) > 2*maxJoinedBytes {
 			q.joined.buf = nil
 		}
 	}
+	for _, m := range group {
+		m.err = err
+		if err == nil {
+			s.finishWrite(m.b)
+		}
+		s.ov.remove(s, m.b, m.ticket)
+		s.waits.queue.observe(time.Since(m.since))
+	}
+	if err != nil && len(group) > 0 {
+		s.ov.fail(group[0].ticket, group[len(group)-1].ticket)
+	}
+	s.ov.advance(last)
 
 	q.mu.Lock()
 	var next *queuedWrite
@@ -105,11 +165,11 @@ func (q *writeQueue) lead(s *Store, b *Batch) error {
 	if next != nil {
 		next.done <- struct{}{}
 	}
-	for _, w := range group {
-		w.err = err
-		w.done <- struct{}{}
+	for _, m := range append(group, failed...) {
+		if m != w {
+			m.done <- struct{}{}
+		}
 	}
-	return err
 }
 
 // writeRep hands one serialized batch to RocksDB.

@@ -78,8 +78,9 @@ func (d *DB) listRange(ks *keyState, from, to uint64, reverse bool) ([][]byte, e
 		return [][]byte{v}, nil
 	}
 	out := make([][]byte, 0, min(to-from, 1<<16))
+	arena := valueArena{expect: to - from}
 	err := d.rd.Iterate(store.CFSubkey, ks.lkey(from), ks.lkey(to), reverse, func(_, v []byte) bool {
-		out = append(out, append([]byte{}, v...))
+		out = append(out, arena.copy(v))
 		return true
 	})
 	if err == nil && uint64(len(out)) != to-from {

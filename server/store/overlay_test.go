@@ -1,0 +1,104 @@
+package store_test
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/shaledb/shale/server/store"
+	"github.com/shaledb/shale/server/store/storetest"
+)
+
+// TestEarlyGroupsOneKey races early groups that each read a counter key
+// and the list of sub-keys beside it, then write the next counter value
+// and one more sub-key, all on one key, against lone lockers that read the
+// store itself. Every early group must read what the one before wrote,
+// queued or landed (else an increment is lost or a number repeats), and
+// see it durable once its Commit returns; a lone locker must never see a
+// counter and a list that disagree.
+func TestEarlyGroupsOneKey(t *testing.T) {
+	st := storetest.Open(t, nil)
+	const writers, each = 12, 150
+	key := []byte("counter")
+	sub := func(n uint64) []byte { return binary.BigEndian.AppendUint64([]byte("list:"), n) }
+	lower, upper := []byte("list:"), []byte("list;")
+	count := func(r store.Reader) (n uint64) {
+		if err := r.Iterate(store.CFSubkey, lower, upper, false, func(_, _ []byte) bool { n++; return true }); err != nil {
+			t.Error(err)
+		}
+		return n
+	}
+	value := func(r store.Reader) uint64 {
+		v, found, err := r.Get(store.CFMeta, key)
+		if err != nil {
+			t.Error(err)
+		}
+		if !found {
+			return 0
+		}
+		return binary.BigEndian.Uint64(v)
+	}
+	var seen sync.Map
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			g := st.NewEarlyGroup()
+			for range each {
+				g.Lock(store.LockKey{Key: key})
+				r := g.Reader()
+				n := value(r) + 1
+				if c := count(r); c != n-1 {
+					t.Errorf("an early group read counter %d beside %d list entries", n-1, c)
+				}
+				if err := g.Add(func(b *store.Batch) error {
+					b.Put(store.CFMeta, key, binary.BigEndian.AppendUint64(nil, n))
+					b.Put(store.CFSubkey, sub(n), nil)
+					return nil
+				}); err != nil {
+					t.Error(err)
+				}
+				if err := g.Commit(); err != nil {
+					t.Error(err)
+					return
+				}
+				if _, dup := seen.LoadOrStore(n, true); dup {
+					t.Errorf("two groups wrote counter %d", n)
+				}
+				if v := value(st); v < n {
+					t.Errorf("Commit returned, and the store reads %d < %d", v, n)
+				}
+			}
+		}()
+	}
+	var readers sync.WaitGroup
+	readers.Add(1)
+	go func() {
+		defer readers.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			unlock := st.Lock(store.LockKey{Key: key})
+			if v, c := value(st), count(st); v != c {
+				t.Errorf("a lone locker read counter %d beside %d list entries", v, c)
+			}
+			unlock()
+		}
+	}()
+	wg.Wait()
+	close(stop)
+	readers.Wait()
+	if v := value(st); v != writers*each {
+		t.Fatalf("counter %d, want %d", v, writers*each)
+	}
+	if st.EarlyCommits() == 0 {
+		t.Fatal("no group released its lock early: the test did not race the overlay")
+	}
+	t.Log(fmt.Sprintf("%d of %d commits released their locks early", st.EarlyCommits(), writers*each))
+}
