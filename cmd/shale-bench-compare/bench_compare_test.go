@@ -3,6 +3,9 @@ package main
 import (
 	"bufio"
 	"net"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -10,37 +13,76 @@ import (
 	"github.com/tidwall/redcon"
 )
 
-// redis-benchmark 7.0's --csv output for a few tests, helper row included.
-const sampleCSV = `"test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"
-"SET","18416.21","1.968","0.248","0.983","5.839","11.959","55.327"
-"LPUSH (needed to benchmark LRANGE)","11092.62","3.334","0.208","1.095","8.959","22.671","145.919"
-"LRANGE_100 (first 100 elements)","10020.04","3.466","0.328","2.055","8.535","18.975","51.391"
-`
-
-func TestParseBenchCSV(t *testing.T) {
-	got, err := parseBenchCSV(strings.NewReader(sampleCSV))
-	if err != nil {
-		t.Fatal(err)
+// TestParseBenchOutput parses redis-benchmark 7.0.15's real output, saved
+// as it printed it (progress lines and carriage returns included): -t
+// set,lrange_100, whose LRANGE runs a helper LPUSH first, and a command
+// line with -P 16, where fewer requests reach the histogram than
+// completed.
+func TestParseBenchOutput(t *testing.T) {
+	for _, tc := range []struct {
+		file string
+		want []benchResult
+	}{
+		{"redis-benchmark-tests.txt", []benchResult{
+			// 2997 of 3000 requests: the 99.902% line, 2999 of them.
+			{Test: "SET", RPS: 11904.76, P50: 0.775, P99: 116.799, P999: 117.183},
+			{Test: "LRANGE_100", RPS: 19480.52, P50: 0.951, P99: 8.551, P999: 8.991},
+		}},
+		{"redis-benchmark-command.txt", []benchResult{
+			// 3008 completed, 3000 in the histogram: 2997 is the 99.609% line.
+			{Test: "XADD", RPS: 125333.34, P50: 5.175, P99: 9.007, P999: 9.023},
+		}},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			f, err := os.Open(filepath.Join("testdata", tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			got, err := parseBenchOutput(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("got %+v\nwant %+v", got, tc.want)
+			}
+		})
 	}
-	want := []benchResult{
-		{Test: "SET", RPS: 18416.21, P50: 0.983, P99: 11.959},
-		{Test: "LRANGE_100", RPS: 10020.04, P50: 2.055, P99: 18.975},
-	}
-	if len(got) != len(want) {
-		t.Fatalf("got %+v, want %+v", got, want)
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Errorf("row %d = %+v, want %+v", i, got[i], want[i])
-		}
-	}
+	summary := "Summary:\n  throughput summary: 10.00 requests per second\n  latency summary (msec):\n" +
+		"          avg       min       p50       p95       p99       max\n        1.0 1.0 1.0 1.0 1.0 1.0\n"
+	points := "Latency by percentile distribution:\n100.000% <= 1.0 milliseconds (cumulative count 10)\n"
 	for _, bad := range []string{
 		"",
-		`"SET","1","2"` + "\n",
-		`"test","rps"` + "\n" + `"SET","fast"` + "\n",
+		"SET: rps=0.0 (overall: 0.0) avg_msec=-nan (overall: -nan)\r",
+		"====== SET ======\n" + points,  // no summary
+		"====== SET ======\n" + summary, // no distribution
+		"====== SET ======\n" + points + strings.Replace(summary, "1.0 1.0\n", "1.0\n", 1),
+		"====== SET ======\n" + "99.9% <= fast milliseconds (cumulative count 1)\n" + summary,
 	} {
-		if _, err := parseBenchCSV(strings.NewReader(bad)); err == nil {
-			t.Errorf("parseBenchCSV(%q) succeeded", bad)
+		if got, err := parseBenchOutput(strings.NewReader(bad)); err == nil {
+			t.Errorf("parseBenchOutput(%q) = %+v, want an error", bad, got)
+		}
+	}
+	if _, err := parseBenchOutput(strings.NewReader("====== SET ======\n" + points + summary)); err != nil {
+		t.Errorf("the minimal block: %v", err)
+	}
+}
+
+func TestRankOf(t *testing.T) {
+	for _, tc := range []struct {
+		total int64
+		p     float64
+		want  int64
+	}{
+		{3000, 99.9, 2997},
+		{100000, 99.9, 99900},
+		{100001, 99.9, 99901},
+		{1000, 50, 500},
+		{1, 99.9, 1},
+		{10, 0, 1},
+	} {
+		if got := rankOf(tc.total, tc.p); got != tc.want {
+			t.Errorf("rankOf(%d, %v) = %d, want %d", tc.total, tc.p, got, tc.want)
 		}
 	}
 }
@@ -133,5 +175,63 @@ func TestBusy(t *testing.T) {
 		if got := busy(tc.info); got != tc.want {
 			t.Errorf("busy(%q) = %v, want %v", tc.info, got, tc.want)
 		}
+	}
+}
+
+// TestThroughputReport renders the throughput table's latency columns and
+// the two builds' table, with the Debian-library build present and
+// missing.
+func TestThroughputReport(t *testing.T) {
+	sample := func(round int, server, test string, rps, p99 float64) throughputSample {
+		return throughputSample{Round: round, Server: server, Test: test, benchResult: benchResult{RPS: rps, P50: p99 / 4, P99: p99, P999: 2 * p99}}
+	}
+	r := &results{Opts: options{ShaleBin: "bin/shale-server", DebianlibBin: "bin/shale-server-debianlib"},
+		Env: environment{ShaleRocksDB: "the release build", DebianlibRocksDB: "Debian's shared library"}}
+	for round := 1; round <= 3; round++ {
+		r.Throughput = append(r.Throughput,
+			sample(round, "shale", "SET", 100*float64(round), float64(round)), // medians: 200 ops/s, p99 2 ms
+			sample(round, "redis", "SET", 400, 1),
+			sample(round, "ceiling", "SET", 500, 1),
+			sample(round, debianlibServer, "SET", 50, 8),
+			sample(round, "shale", "INCR", 300, 3),
+			sample(round, "redis", "INCR", 300, 2))
+	}
+	tables := resultTables(r)
+	for _, want := range []string{
+		"| SET | 200 | 400 | 500 | 0.50 | 0.40 | 0.50 / 0.25 / 0.25 | 2.00 / 1.00 / 1.00 | 4.00 / 2.00 / 2.00 |",
+		"| INCR | 300 | 300 | – | 1.00 | – | 0.75 / 0.50 / – | 3.00 / 2.00 / – | 6.00 / 4.00 / – |",
+		"| SET | 200 | 50 | 4.00 | 2.00 / 8.00 |",
+	} {
+		if !strings.Contains(tables, want) {
+			t.Errorf("tables lack %q:\n%s", want, tables)
+		}
+	}
+	if strings.Contains(tables, "| INCR | 300 | –") {
+		t.Errorf("INCR, which the Debian-library build did not run, in the builds table:\n%s", tables)
+	}
+	h := headlines(r)
+	for _, want := range []string{
+		"SET 2.00 (2.00 / 1.00 ms, missed)",
+		"the plain tests the ceiling does not run: INCR 1.50.",
+		"from 4.00 (SET) to 4.00 (SET)",
+	} {
+		if !strings.Contains(h, want) {
+			t.Errorf("headlines lack %q:\n%s", want, h)
+		}
+	}
+
+	r.Env.DebianlibRocksDB, r.Env.DebianlibMissing = "", "stat bin/shale-server-debianlib: no such file or directory"
+	var kept []throughputSample
+	for _, s := range r.Throughput {
+		if s.Server != debianlibServer {
+			kept = append(kept, s)
+		}
+	}
+	r.Throughput = kept
+	if tables := resultTables(r); !strings.Contains(tables, "Not measured: bin/shale-server-debianlib (stat bin/shale-server-debianlib: no such file") {
+		t.Errorf("no word of the missing build:\n%s", tables)
+	}
+	if h := headlines(r); strings.Contains(h, "two builds") {
+		t.Errorf("a builds headline without the build:\n%s", h)
 	}
 }

@@ -33,8 +33,9 @@ func benchmarksDoc(r *results, tables string, plots map[string]string, plotDir s
 	w("It took %s. `make bench-compare BENCHFLAGS=-quick` is a quick run of a few minutes\n", r.Elapsed.Round(time.Second))
 	w("(one round, smaller keys and data) that writes to `bin/bench-quick/` and leaves this file alone.\n")
 	w("Issue 5 names `-n 200000`; the default is 100000 so that a full run stays under\n")
-	w("20 minutes on two shared cores, and `make bench-compare BENCHFLAGS=\"-n 200000\"` restores it.\n")
+	w("30 minutes on two shared cores, and `make bench-compare BENCHFLAGS=\"-n 200000\"` restores it.\n")
 	w("`bin/shale-bench-compare -h` lists every flag.\n\n")
+	w("How costs grow with the data, from 1M to 100M keys: [SCALE.md](SCALE.md), written by `make bench-scale`.\n\n")
 
 	w("## Machine and versions\n\n")
 	w("| | |\n|---|---|\n")
@@ -47,6 +48,8 @@ func benchmarksDoc(r *results, tables string, plots map[string]string, plotDir s
 	w("| Redis | %s |\n", e.Redis)
 	w("| redis-benchmark | %s |\n", e.RedisBenchmark)
 	w("| RocksDB | %s |\n", e.RocksDB)
+	w("| RocksDB of `%s` | %s |\n", o.ShaleBin, e.ShaleRocksDB)
+	w("| RocksDB of `%s` | %s |\n", o.DebianlibBin, or(e.DebianlibRocksDB, "not measured: "+e.DebianlibMissing))
 	w("| Go | %s |\n\n", e.Go)
 	w("The machine is shared: other jobs ran during the measurements, so absolute\n")
 	w("figures are noisy and only the ratios measured side by side in this run mean\n")
@@ -66,7 +69,7 @@ func benchmarksDoc(r *results, tables string, plots map[string]string, plotDir s
 	w("  Shale cannot beat it, and Shale / ceiling shows how much its storage costs.\n")
 	w("  Each runs as its own process on a free loopback port and the harness stops\n")
 	w("  each by PID.\n")
-	w("- **Throughput.** `redis-benchmark -c %d -r %d -n %d -t %s --csv`, then `-t set,get -P 16 -n %d`,\n",
+	w("- **Throughput.** `redis-benchmark -c %d -r %d -n %d -t %s`, then `-t set,get -P 16 -n %d`,\n",
 		o.Clients, o.Keyspace, o.Requests, mainTests, o.PipelineRequests)
 	w("  then `-t set,get -d 1024 -n %d`, then `EVALSHA <sha> 1 key:__rand_int__ v` of a script\n", o.Requests)
 	w("  doing one GET and one SET (loaded once with SCRIPT LOAD; Shale and Redis only),\n")
@@ -80,6 +83,15 @@ func benchmarksDoc(r *results, tables string, plots map[string]string, plotDir s
 	w("  against each server in alternating rounds\n")
 	w("  (Shale, Redis, ceiling, Shale, Redis, ceiling, ...; rounds: %d). The table gives each\n", o.Rounds)
 	w("  server's median over the rounds; the ceiling runs SET and GET only.\n")
+	w("- **Latency.** From each redis-benchmark run, p50 and p99 are its summary's (what `--csv`\n")
+	w("  prints); p99.9, which neither has, is read from its latency distribution: the smallest\n")
+	w("  latency listed with at least 99.9%% of the requests at or below it, an upper bound\n")
+	w("  usually within a few requests of the true p99.9 (coarser with `-P 16`, whose requests\n")
+	w("  complete in groups). Target: each plain test's p99 at most %.1f× the\n", p99TargetToCeiling)
+	w("  ceiling's in the same run (SET and GET, which the ceiling runs; the others beside Redis).\n")
+	w("- **Two builds.** `%s`, a Shale linked with Debian's librocksdb (`ldd` shows which\n", o.DebianlibBin)
+	w("  library each binary loads), runs the main tests (`-t %s`) in the same rounds,\n", mainTests)
+	w("  after the other servers; skipped, and said so below, when the file does not exist.\n")
 	l := o.Load
 	w("- **Transactions.** redis-benchmark 7.0 cannot send a MULTI block per request, so the\n")
 	w("  harness does, in the same rounds, after the redis-benchmark tests (Shale, then Redis):\n")
@@ -122,6 +134,7 @@ func benchmarksDoc(r *results, tables string, plots map[string]string, plotDir s
 	w("  random HGET and HSET over the whole data set for %v. The harness samples\n", m.Mixed)
 	w("  VmRSS from /proc four times a second and reads VmHWM at the end. Target:\n")
 	w("  RSS ≤ block cache + memtables + 256 MiB.\n")
+	mixedDoc(w, o)
 	replicationDoc(w, o)
 	w("\n")
 
@@ -133,6 +146,7 @@ func benchmarksDoc(r *results, tables string, plots map[string]string, plotDir s
 	img("del", "DEL latency against key size")
 	img("reclaim", "subkey CF size after the big DEL")
 	img("memory", "Shale RSS during load and mixed run")
+	img("mixed", "p99 per second of the mixed load, with the DEL and COMPACT marked")
 	return b.String()
 }
 
@@ -153,6 +167,25 @@ func intsText(v []int) string {
 		s[i] = fmt.Sprint(n)
 	}
 	return strings.Join(s, ", ")
+}
+
+// mixedDoc describes the mixed phase.
+func mixedDoc(w func(format string, args ...any), o options) {
+	c := o.Mixed
+	w("- **Mixed load.** A fresh Shale, then a fresh Redis (rounds: %d, alternating), gets %d string\n", c.Rounds, c.StringKeys)
+	w("  keys and %d hashes of %d fields (%d-byte values), waits for Shale's flushes and compactions\n", c.Hashes, c.HashFields, c.ValueBytes)
+	w("  to finish; then %d connections, driven by the harness itself, send GET, HGET, SET and HSET\n", c.Clients)
+	w("  of random loaded keys and fields (%d%% reads), one request per round trip, for %v. Each request's\n", mixedReadPercent, c.For)
+	w("  round trip goes into a histogram (log-linear buckets, at most 0.8%% wide) per second of the\n")
+	w("  load. %v in, the harness builds a hash of %d fields (pipelined HSETs of %d fields) and\n", c.For/10, c.BigFields, elementsPerCommand)
+	w("  DELs it once built (Shale then reclaims its elements in the background); on Shale it sends\n")
+	w("  `COMPACT` (a full compaction of every column family, which replies when done) half-way\n")
+	w("  through, or %v after the DEL if that is later. Redis gets the same DEL and has no COMPACT.\n", mixedWindowLength)
+	w("  The load runs longer than %v if a window needs it. Reported: ops/s and p50, p99 and p99.9\n", c.For)
+	w("  of the whole run and of the %v from %v before the second in which DEL, or COMPACT,\n", mixedWindowLength, mixedWindowLead)
+	w("  was sent, each server's runs pooled, and Shale's INFO fields on GC pauses\n")
+	w("  (`%s*`), write stalls (`%s*`) and the write queue's and key locks' waits, before and\n", infoFigurePrefixes[0], infoFigurePrefixes[2])
+	w("  after the load (n/a where this build has no such field).\n")
 }
 
 // replicationDoc describes the replication phases.

@@ -17,6 +17,11 @@ type environment struct {
 	// ReleaseRocksDB: shale-server links the release build of `make
 	// rocksdb-release` statically instead of Debian's shared library.
 	ReleaseRocksDB bool
+	// ShaleRocksDB and DebianlibRocksDB say which RocksDB each Shale
+	// binary links (rocksdbLinked); DebianlibRocksDB is "" when the
+	// Debian-library binary does not exist, and DebianlibMissing then
+	// says why.
+	ShaleRocksDB, DebianlibRocksDB, DebianlibMissing string
 }
 
 func collectEnvironment(o options) environment {
@@ -35,6 +40,12 @@ func collectEnvironment(o options) environment {
 	}
 	if e.ReleaseRocksDB {
 		e.RocksDB = "release build (make rocksdb-release: DEBUG_LEVEL=0, static) of " + e.RocksDB
+	}
+	e.ShaleRocksDB = rocksdbLinked(o.ShaleBin)
+	if _, err := os.Stat(o.DebianlibBin); err != nil {
+		e.DebianlibMissing = err.Error()
+	} else {
+		e.DebianlibRocksDB = rocksdbLinked(o.DebianlibBin)
 	}
 	if commit := cmdOutput("git", "rev-parse", "--short", "HEAD"); commit != "?" {
 		if dirty := cmdOutput("git", "status", "--porcelain", "--untracked-files=no"); dirty != "" && dirty != "?" {
@@ -84,6 +95,25 @@ func memTotal() string {
 		return "?"
 	}
 	return fmt.Sprintf("%.1f GiB", float64(kb)/(1<<20))
+}
+
+// rocksdbLinked says which RocksDB the shale-server bin links: the shared
+// library ldd resolves, or the static release build when ldd lists none.
+func rocksdbLinked(bin string) string {
+	out := cmdOutput("ldd", bin)
+	if out == "?" {
+		return "unknown (ldd failed)"
+	}
+	for line := range strings.Lines(out) {
+		if strings.Contains(line, "librocksdb") {
+			f := strings.Fields(line) // librocksdb.so.7.8 => /lib/.../librocksdb.so.7.8 (0x7f...)
+			if n := len(f); n > 1 && strings.HasPrefix(f[n-1], "(0x") {
+				f = f[:n-1]
+			}
+			return "Debian's shared library: " + strings.Join(f, " ")
+		}
+	}
+	return "the release build, linked statically (make rocksdb-release)"
 }
 
 // linksStatically reports whether bin, a dynamic executable, does not load a

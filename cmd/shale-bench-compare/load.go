@@ -180,11 +180,7 @@ func txnClient(addr string, id, sets, keyspace int, stop time.Time) ([]float64, 
 		for range sets {
 			// The last 12 bytes: the key number, zero-padded as
 			// redis-benchmark pads it.
-			n := rng.IntN(keyspace)
-			for i := len(key) - 1; i >= len(key)-12; i-- {
-				key[i] = byte('0' + n%10)
-				n /= 10
-			}
+			putPadded(key[len(key)-12:], rng.IntN(keyspace))
 			buf = appendCommand(buf, []byte("SET"), key, value)
 		}
 		buf = appendCommand(buf, []byte("EXEC"))
@@ -237,15 +233,15 @@ func readTxnReplies(r *bufio.Reader, sets int) error {
 	})
 }
 
-// latencyResult is a load's benchResult: its rate and the p50 and p99 of
-// its latencies (milliseconds; 0 when it has none).
+// latencyResult is a load's benchResult: its rate and the p50, p99 and
+// p99.9 of its latencies (milliseconds; 0 when it has none).
 func latencyResult(test string, rps float64, latencies []float64) benchResult {
 	res := benchResult{Test: test, RPS: rps}
 	if len(latencies) > 0 {
 		s := append([]float64(nil), latencies...)
 		slices.Sort(s)
-		res.P50 = s[len(s)/2]
-		res.P99 = s[min(len(s)-1, len(s)*99/100)]
+		at := func(p float64) float64 { return s[rankOf(int64(len(s)), p)-1] }
+		res.P50, res.P99, res.P999 = at(50), at(99), at(99.9)
 	}
 	return res
 }

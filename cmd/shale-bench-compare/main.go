@@ -7,12 +7,22 @@
 //
 //   - throughput: redis-benchmark against each server in alternating rounds
 //     (shale, redis, ceiling, shale, redis, ceiling, ...), reporting each
-//     server's median ops/s per test and Shale's ratio to each peer;
+//     server's median ops/s and p50, p99 and p99.9 per test (parsed from
+//     redis-benchmark's default output, throughput.go) and Shale's ratio
+//     to each peer; when a second Shale linked with Debian's librocksdb
+//     exists (-shale-debianlib), the main tests run against it too, in the
+//     same rounds, to compare the two builds;
 //   - multi and publish, in the same rounds on the same Shale and Redis:
 //     transactions of 10 SETs (MULTI ... EXEC per round trip) per second,
 //     and messages delivered per second by PUBLISH to 1, 10 and 100
 //     subscribers, which the harness drives itself (load.go), then, on a
 //     fresh Shale, the WAL batches one transaction costs (wal.go);
+//   - mixed (mixed.go): on a fresh Shale and a fresh Redis, 50 clients (by
+//     default) of GET, HGET, SET and HSET (70% reads) while the harness
+//     builds and DELs a 1,000,000-field hash and, on Shale, runs COMPACT: ops/s and
+//     p50, p99 and p99.9 of the whole run and of the 10 s around each
+//     event, from a latency histogram per second (histogram.go), and
+//     Shale's INFO figures on GC pauses, write stalls and waits;
 //   - big-key DEL: the client-side round trip of DEL on hashes, lists, sets,
 //     sorted sets and streams of 10 to 1,000,000 elements, on Shale and Redis;
 //   - reclaim: the subkey column family's SST bytes, every second, after a
@@ -52,7 +62,11 @@ import (
 // options are the command-line flags.
 type options struct {
 	ShaleBin, RedisBin, BenchBin string
-	Out, Doc, WorkDir            string
+	// DebianlibBin is a second shale-server, linked with Debian's shared
+	// librocksdb, that the main redis-benchmark tests also run against;
+	// skipped when the file does not exist.
+	DebianlibBin      string
+	Out, Doc, WorkDir string
 
 	Rounds, Requests, PipelineRequests int
 	Clients, Keyspace                  int
@@ -65,6 +79,8 @@ type options struct {
 
 	Memory memoryConfig
 
+	Mixed mixedConfig
+
 	Load    loadConfig
 	WALTxns int // transactions of the WAL evidence
 
@@ -73,13 +89,15 @@ type options struct {
 	Phases map[string]bool
 }
 
-const allPhases = "throughput,multi,publish,del,reclaim,memory,repl-lag,full-sync"
+const allPhases = "throughput,multi,publish,mixed,del,reclaim,memory,repl-lag,full-sync"
 
 func main() {
 	serve := flag.String("serve-ceiling", "", "internal: serve the in-memory ceiling server on this address and nothing else")
 	var o options
 	quick := flag.Bool("quick", false, "a quick run of a few minutes: fewer requests, one round, smaller keys and data; writes to bin/bench-quick unless -out and -doc are given")
 	flag.StringVar(&o.ShaleBin, "shale", "bin/shale-server", "shale-server binary (make build makes it)")
+	flag.StringVar(&o.DebianlibBin, "shale-debianlib", "bin/shale-server-debianlib",
+		"a shale-server linked with Debian's librocksdb: the main redis-benchmark tests also run against it, to compare the builds; skipped when missing")
 	flag.StringVar(&o.RedisBin, "redis-server", "/usr/bin/redis-server", "redis-server binary")
 	flag.StringVar(&o.BenchBin, "redis-benchmark", "/usr/bin/redis-benchmark", "redis-benchmark binary")
 	flag.StringVar(&o.Out, "out", "docs/bench", "directory for the CSV files, results.md and the PNG plots")
@@ -102,6 +120,14 @@ func main() {
 	flag.IntVar(&o.Memory.WriteBuffers, "mem-write-buffers", 2, "max_write_buffer_number of the memory run")
 	flag.DurationVar(&o.Memory.Mixed, "mem-mixed", 90*time.Second, "duration of the mixed HGET/HSET run")
 	flag.IntVar(&o.Memory.Workers, "mem-clients", 32, "clients of the mixed run")
+	flag.DurationVar(&o.Mixed.For, "mixed-for", 60*time.Second, "planned length of the mixed GET/SET/HGET/HSET load (longer when its DEL and COMPACT windows need it)")
+	flag.IntVar(&o.Mixed.Clients, "mixed-clients", 50, "clients of the mixed load, one request at a time each")
+	flag.IntVar(&o.Mixed.Rounds, "mixed-rounds", 1, "mixed runs per server, alternating, each on a fresh server")
+	flag.IntVar(&o.Mixed.StringKeys, "mixed-keys", 200000, "string keys loaded before the mixed load")
+	flag.IntVar(&o.Mixed.Hashes, "mixed-hashes", 2000, "hashes loaded before the mixed load")
+	flag.IntVar(&o.Mixed.HashFields, "mixed-hash-fields", 500, "fields per loaded hash")
+	flag.IntVar(&o.Mixed.ValueBytes, "mixed-value", 100, "bytes per string and hash value of the mixed load")
+	flag.IntVar(&o.Mixed.BigFields, "mixed-big-fields", 1000000, "fields of the hash built and deleted during the mixed load")
 	flag.IntVar(&o.Load.TxnClients, "txn-clients", 50, "clients of the MULTI + SET + EXEC load")
 	flag.IntVar(&o.Load.TxnSets, "txn-sets", 10, "SETs per transaction")
 	flag.DurationVar(&o.Load.TxnFor, "txn-for", 10*time.Second, "how long each MULTI run lasts")
@@ -159,6 +185,10 @@ func main() {
 		fatal(errors.New("-repl-rounds: want at least 1; -repl-lag-for: at least 1s; -repl-mark-every: positive"))
 	case o.Repl.SyncValue < 1 || o.Repl.SyncBytes < int64(o.Repl.SyncValue):
 		fatal(errors.New("-sync-value: want at least 1, and -sync-data at least one value"))
+	case o.Mixed.For < 2*mixedWindowLength:
+		fatal(fmt.Errorf("-mixed-for %v: want at least %v", o.Mixed.For, 2*mixedWindowLength))
+	case min(o.Mixed.Clients, o.Mixed.Rounds, o.Mixed.StringKeys, o.Mixed.Hashes, o.Mixed.HashFields, o.Mixed.ValueBytes, o.Mixed.BigFields) < 1:
+		fatal(errors.New("-mixed-clients, -mixed-rounds, -mixed-keys, -mixed-hashes, -mixed-hash-fields, -mixed-value and -mixed-big-fields: want at least 1"))
 	}
 	o.Phases = map[string]bool{}
 	for _, p := range strings.Split(*phases, ",") {
@@ -217,6 +247,10 @@ func quickDefaults(o *options, set map[string]bool, delSizes *string, memData, m
 	def("repl-rounds", func() { o.Repl.LagRounds = 1 })
 	def("repl-lag-for", func() { o.Repl.LagFor = 8 * time.Second })
 	def("sync-data", func() { o.Repl.SyncBytes = 100 << 20 })
+	def("mixed-for", func() { o.Mixed.For = 20 * time.Second })
+	def("mixed-keys", func() { o.Mixed.StringKeys = 20000 })
+	def("mixed-hashes", func() { o.Mixed.Hashes = 200 })
+	def("mixed-big-fields", func() { o.Mixed.BigFields = 100000 })
 }
 
 // results collects what the phases measured; a phase not run leaves its
@@ -232,6 +266,7 @@ type results struct {
 	Dels       []delSample
 	Reclaim    *reclaimResult
 	Memory     *memoryResult
+	Mixed      []mixedRun
 	ReplLag    []lagRun
 	FullSync   []fullSyncRun
 }
@@ -270,6 +305,11 @@ func run(o options) error {
 			return err
 		}
 	}
+	if o.Phases["mixed"] {
+		if err := runMixedPhase(ctx, o, work, r); err != nil {
+			return err
+		}
+	}
 	if o.Phases["del"] {
 		if err := runDels(ctx, o, work, r); err != nil {
 			return err
@@ -303,6 +343,12 @@ func run(o options) error {
 // startShale starts shale-server with its data in a new directory under
 // work and the TOML text extra appended to the harness's base config.
 func startShale(o options, work, name, extra string) (*server, error) {
+	return startShaleBinary(o.ShaleBin, "shale", work, name, extra)
+}
+
+// startShaleBinary starts bin as startShale does, as the server named
+// serverName in the results.
+func startShaleBinary(bin, serverName, work, name, extra string) (*server, error) {
 	dir, err := os.MkdirTemp(work, name+"-")
 	if err != nil {
 		return nil, err
@@ -313,7 +359,7 @@ func startShale(o options, work, name, extra string) (*server, error) {
 	if err := os.WriteFile(confPath, []byte(config), 0o644); err != nil {
 		return nil, err
 	}
-	s, err := startServer("shale", o.ShaleBin, func(port int) []string {
+	s, err := startServer(serverName, bin, func(port int) []string {
 		return []string{"--bind", "127.0.0.1", "--port", strconv.Itoa(port),
 			"--dir", filepath.Join(dir, "data"), "--config", confPath, "--log-level", "warn"}
 	})
@@ -420,7 +466,7 @@ var (
 func workloads(o options) []workload {
 	sum := sha1.Sum([]byte(evalScript))
 	return []workload{
-		{Tests: mainTests, Requests: o.Requests},
+		{Tests: mainTests, Requests: o.Requests, BothBuilds: true},
 		{Suffix: " -P16", Tests: "set,get", Requests: o.PipelineRequests, ExtraArgs: []string{"-P", "16"}},
 		{Suffix: " -d1024", Tests: "set,get", Requests: o.Requests, ExtraArgs: []string{"-d", "1024"}},
 		{Tests: "evalsha", Requests: o.Requests, Setup: []string{"SCRIPT", "LOAD", evalScript},
@@ -461,11 +507,23 @@ func runThroughput(o options, work string, r *results) error {
 		defer ceiling.Stop()
 		servers = append(servers, ceiling)
 		benchmarks = workloads(o)
+		if r.Env.DebianlibRocksDB != "" {
+			logf("throughput: starting %s, the Debian-library build", o.DebianlibBin)
+			debianlib, err := startShaleBinary(o.DebianlibBin, debianlibServer, work, "shale-debianlib", "")
+			if err != nil {
+				return err
+			}
+			defer debianlib.Stop()
+			servers = append(servers, debianlib)
+		}
 	}
 	for round := 1; round <= o.Rounds; round++ {
 		for _, w := range benchmarks {
 			for _, s := range servers {
 				tests := w.Tests
+				if s.Name == debianlibServer && !w.BothBuilds {
+					continue
+				}
 				if s.Name == "ceiling" {
 					if w.Command != nil {
 						continue

@@ -38,6 +38,7 @@ func writePlots(r *results) (map[string]string, error) {
 		{"del", "del_latency.png", len(r.Dels) == 0, plotDels},
 		{"reclaim", "reclaim.png", r.Reclaim == nil, plotReclaim},
 		{"memory", "memory.png", r.Memory == nil, plotMemory},
+		{"mixed", "mixed_p99.png", len(r.Mixed) == 0, plotMixed},
 	} {
 		if d.skip {
 			continue
@@ -268,6 +269,63 @@ func plotMemory(r *results) (*plot.Plot, vg.Length, vg.Length, error) {
 	p.Y.Max *= 1.15 // room for the title
 	p.Add(plotter.NewGrid())
 	return p, 7 * vg.Inch, 4 * vg.Inch, nil
+}
+
+// plotMixed draws each mixed run's p99 per second, log scale, with its
+// DEL and COMPACT marked by vertical lines in the server's color.
+func plotMixed(r *results) (*plot.Plot, vg.Length, vg.Length, error) {
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("Mixed load: p99 per second; DEL of a %d-field hash (dashed), COMPACT (dotted)", r.Opts.Mixed.BigFields)
+	p.Title.Padding = vg.Points(8) // the title's top stays inside the image
+	p.X.Label.Text = "seconds since the load began"
+	p.Y.Label.Text = "p99, ms"
+	p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+	lo, hi := math.Inf(1), 0.0
+	for _, run := range r.Mixed {
+		for _, sec := range run.Timeline {
+			if v := durationMs(sec.P99); v > 0 {
+				lo, hi = math.Min(lo, v), math.Max(hi, v)
+			}
+		}
+	}
+	if hi == 0 {
+		return nil, 0, 0, fmt.Errorf("no requests in the mixed runs")
+	}
+	labeled := map[string]bool{}
+	for _, run := range r.Mixed {
+		var xys plotter.XYs
+		for i, sec := range run.Timeline {
+			if v := durationMs(sec.P99); v > 0 { // a second without requests has no p99
+				xys = append(xys, plotter.XY{X: float64(i) + 0.5, Y: v})
+			}
+		}
+		line, err := plotter.NewLine(xys)
+		if err != nil {
+			return nil, 0, 0, err
+		}
+		line.Color = serverColors[run.Server]
+		line.Width = vg.Points(1.5)
+		p.Add(line)
+		if !labeled[run.Server] {
+			p.Legend.Add(serverLabels[run.Server], line)
+			labeled[run.Server] = true
+		}
+		for dashes, at := range []float64{run.DelAt, run.CompactAt} {
+			if at < 0 {
+				continue
+			}
+			mark, err := plotter.NewLine(plotter.XYs{{X: at, Y: lo}, {X: at, Y: hi}})
+			if err != nil {
+				return nil, 0, 0, err
+			}
+			mark.Color = serverColors[run.Server]
+			mark.Dashes = plotutil.Dashes(dashes + 1)
+			p.Add(mark)
+		}
+	}
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Add(plotter.NewGrid())
+	return p, 9 * vg.Inch, 4 * vg.Inch, nil
 }
 
 // addLevel adds a horizontal dashed line at y, from 0 to until on the X

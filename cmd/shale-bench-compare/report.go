@@ -82,33 +82,54 @@ func writeCSVs(r *results) error {
 	if len(r.Throughput) > 0 {
 		var rows [][]string
 		for _, s := range r.Throughput {
-			rows = append(rows, []string{strconv.Itoa(s.Round), s.Server, s.Test, ftoa(s.RPS, 2), ftoa(s.P50, 3), ftoa(s.P99, 3)})
+			rows = append(rows, []string{strconv.Itoa(s.Round), s.Server, s.Test, ftoa(s.RPS, 2), ftoa(s.P50, 3), ftoa(s.P99, 3), ftoa(s.P999, 3)})
 		}
 		if err := writeCSV(filepath.Join(out, "throughput_runs.csv"),
-			[]string{"round", "server", "test", "ops_per_sec", "p50_ms", "p99_ms"}, rows); err != nil {
+			[]string{"round", "server", "test", "ops_per_sec", "p50_ms", "p99_ms", "p999_ms"}, rows); err != nil {
 			return err
 		}
 		rows = nil
+		header := []string{"test"}
+		for _, srv := range serverNames {
+			header = append(header, srv+"_ops_per_sec")
+		}
+		header = append(header, "shale_to_redis", "shale_to_ceiling")
+		for _, srv := range serverNames {
+			header = append(header, srv+"_p50_ms", srv+"_p99_ms", srv+"_p999_ms")
+		}
 		for _, t := range summarizeThroughput(r.Throughput) {
 			row := []string{t.Test}
 			for _, srv := range serverNames {
 				row = append(row, optional(t.Median[srv], 0))
 			}
 			row = append(row, ratio(t.Median["shale"], t.Median["redis"]), ratio(t.Median["shale"], t.Median["ceiling"]))
+			for _, srv := range serverNames {
+				row = append(row, optional(t.P50[srv], 3), optional(t.P99[srv], 3), optional(t.P999[srv], 3))
+			}
 			rows = append(rows, row)
 		}
-		if err := writeCSV(filepath.Join(out, "throughput.csv"),
-			[]string{"test", "shale_ops_per_sec", "redis_ops_per_sec", "ceiling_ops_per_sec", "shale_to_redis", "shale_to_ceiling"}, rows); err != nil {
+		if err := writeCSV(filepath.Join(out, "throughput.csv"), header, rows); err != nil {
 			return err
+		}
+		if builds := buildRows(r); len(builds) > 0 {
+			rows = nil
+			for _, t := range builds {
+				rows = append(rows, []string{t.Test, optional(t.Median["shale"], 0), optional(t.Median[debianlibServer], 0),
+					ratio(t.Median["shale"], t.Median[debianlibServer]), optional(t.P99["shale"], 3), optional(t.P99[debianlibServer], 3)})
+			}
+			if err := writeCSV(filepath.Join(out, "builds.csv"),
+				[]string{"test", "shale_ops_per_sec", "shale_debianlib_ops_per_sec", "shale_to_debianlib", "shale_p99_ms", "shale_debianlib_p99_ms"}, rows); err != nil {
+				return err
+			}
 		}
 	}
 	if len(r.Load) > 0 {
 		var rows [][]string
 		for _, s := range r.Load {
-			rows = append(rows, []string{strconv.Itoa(s.Round), s.Server, s.Test, ftoa(s.RPS, 2), ftoa(s.P50, 3), ftoa(s.P99, 3)})
+			rows = append(rows, []string{strconv.Itoa(s.Round), s.Server, s.Test, ftoa(s.RPS, 2), ftoa(s.P50, 3), ftoa(s.P99, 3), ftoa(s.P999, 3)})
 		}
 		if err := writeCSV(filepath.Join(out, "multi_publish_runs.csv"),
-			[]string{"round", "server", "test", "per_sec", "p50_ms", "p99_ms"}, rows); err != nil {
+			[]string{"round", "server", "test", "per_sec", "p50_ms", "p99_ms", "p999_ms"}, rows); err != nil {
 			return err
 		}
 		rows = nil
@@ -163,7 +184,46 @@ func writeCSVs(r *results) error {
 			return err
 		}
 	}
+	if err := writeMixedCSVs(r); err != nil {
+		return err
+	}
 	return writeReplicationCSVs(r)
+}
+
+// writeMixedCSVs writes each mixed run's windows, its per-second
+// timeline and Shale's INFO figures.
+func writeMixedCSVs(r *results) error {
+	if len(r.Mixed) == 0 {
+		return nil
+	}
+	out := r.Opts.Out
+	ms := func(d time.Duration) string { return ftoa(durationMs(d), 3) }
+	var windows, timeline, info [][]string
+	for _, run := range r.Mixed {
+		round := strconv.Itoa(run.Round)
+		for _, name := range mixedWindows {
+			if w := run.Windows[name]; w != nil {
+				c := &w.Counts
+				windows = append(windows, []string{round, run.Server, name, ftoa(w.From, 0), ftoa(w.To, 0), strconv.FormatInt(c.total, 10),
+					ftoa(float64(c.total)/w.Seconds(), 1), ms(c.percentile(50)), ms(c.percentile(99)), ms(c.percentile(99.9))})
+			}
+		}
+		for i, sec := range run.Timeline {
+			timeline = append(timeline, []string{round, run.Server, strconv.Itoa(i), strconv.FormatInt(sec.Requests, 10), ms(sec.P50), ms(sec.P99), ms(sec.P999)})
+		}
+		for _, f := range run.Info {
+			info = append(info, []string{round, f.Name, f.Before, f.After})
+		}
+	}
+	if err := writeCSV(filepath.Join(out, "mixed.csv"),
+		[]string{"round", "server", "window", "from_s", "to_s", "requests", "ops_per_sec", "p50_ms", "p99_ms", "p999_ms"}, windows); err != nil {
+		return err
+	}
+	if err := writeCSV(filepath.Join(out, "mixed_timeline.csv"),
+		[]string{"round", "server", "second", "requests", "p50_ms", "p99_ms", "p999_ms"}, timeline); err != nil {
+		return err
+	}
+	return writeCSV(filepath.Join(out, "mixed_info.csv"), []string{"round", "field", "before_load", "after_load"}, info)
 }
 
 // writeReplicationCSVs writes the replication lag, per run and pooled,
@@ -279,22 +339,29 @@ func formatDuration(d time.Duration) string {
 func resultTables(r *results) string {
 	var b strings.Builder
 	if len(r.Throughput) > 0 {
-		b.WriteString("### Throughput (median ops/s over rounds)\n\n")
-		b.WriteString("| test | Shale | Redis | Go ceiling | Shale / Redis | Shale / ceiling |\n|---|--:|--:|--:|--:|--:|\n")
+		b.WriteString("### Throughput and latency (medians over rounds)\n\n")
+		b.WriteString("| test | Shale ops/s | Redis | Go ceiling | Shale / Redis | Shale / ceiling | p50 ms: Shale / Redis / ceiling | p99 ms | p99.9 ms |\n")
+		b.WriteString("|---|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 		for _, t := range summarizeThroughput(r.Throughput) {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", t.Test,
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", t.Test,
 				optional(t.Median["shale"], 0), optional(t.Median["redis"], 0), or(optional(t.Median["ceiling"], 0), "–"),
-				ratio(t.Median["shale"], t.Median["redis"]), or(ratio(t.Median["shale"], t.Median["ceiling"]), "–"))
+				ratio(t.Median["shale"], t.Median["redis"]), or(ratio(t.Median["shale"], t.Median["ceiling"]), "–"),
+				latencies(t.P50), latencies(t.P99), latencies(t.P999))
 		}
-		b.WriteString("\n")
+		b.WriteString("\nThe latencies are redis-benchmark's, each server's median over the rounds; p99.9 is the\n")
+		b.WriteString("smallest latency its distribution lists with at least 99.9% of the requests at or below it.\n\n")
+		b.WriteString(buildsTable(r))
 	}
 	if len(r.Load) > 0 {
 		b.WriteString("### Transactions and pub/sub (median over rounds)\n\n")
-		b.WriteString("| test | unit | Shale | Redis | Shale / Redis | round trip p50, Shale | Redis |\n|---|---|--:|--:|--:|--:|--:|\n")
+		b.WriteString("| test | unit | Shale | Redis | Shale / Redis | round trip p50 ms: Shale / Redis | p99 ms | p99.9 ms |\n|---|---|--:|--:|--:|--:|--:|--:|\n")
 		for _, t := range summarizeThroughput(r.Load) {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s ms | %s ms |\n", t.Test, loadUnit(t.Test),
+			pair := func(byServer map[string]float64) string {
+				return ftoa(byServer["shale"], 2) + " / " + ftoa(byServer["redis"], 2)
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", t.Test, loadUnit(t.Test),
 				optional(t.Median["shale"], 0), optional(t.Median["redis"], 0), ratio(t.Median["shale"], t.Median["redis"]),
-				ftoa(medianP50(r.Load, t.Test, "shale"), 2), ftoa(medianP50(r.Load, t.Test, "redis"), 2))
+				pair(t.P50), pair(t.P99), pair(t.P999))
 		}
 		b.WriteString("\nThe round trip is a whole MULTI block's, and PUBLISH's own for the publish tests.\n\n")
 	}
@@ -309,6 +376,7 @@ func resultTables(r *results) string {
 		b.WriteString("keys also writes the key count's merge operand (`shale:keys:<db>`) once: the records\n")
 		b.WriteString("beyond one per SET.\n\n")
 	}
+	b.WriteString(mixedTables(r))
 	if len(r.Dels) > 0 {
 		b.WriteString("### DEL of a big key (client round trip)\n\n")
 		b.WriteString("| type | elements | Shale p50 | Shale min | Redis p50 | Redis min |\n|---|--:|--:|--:|--:|--:|\n")
@@ -355,6 +423,105 @@ func resultTables(r *results) string {
 	}
 	b.WriteString(replicationTables(r))
 	return b.String()
+}
+
+// latencies formats one percentile of Shale, Redis and the ceiling, in
+// milliseconds, "–" for a server that did not run the test.
+func latencies(byServer map[string]float64) string {
+	s := make([]string, len(serverNames))
+	for i, srv := range serverNames {
+		s[i] = or(optional(byServer[srv], 2), "–")
+	}
+	return strings.Join(s, " / ")
+}
+
+// buildRows are the throughput rows both Shale builds ran.
+func buildRows(r *results) []throughputRow {
+	var rows []throughputRow
+	for _, t := range summarizeThroughput(r.Throughput) {
+		if t.Median[debianlibServer] > 0 && t.Median["shale"] > 0 {
+			rows = append(rows, t)
+		}
+	}
+	return rows
+}
+
+// buildsTable compares the two Shale builds, or says why it cannot.
+func buildsTable(r *results) string {
+	var b strings.Builder
+	o, e := r.Opts, r.Env
+	b.WriteString("### Shale's two builds (medians over rounds)\n\n")
+	if e.DebianlibRocksDB == "" {
+		fmt.Fprintf(&b, "Not measured: %s (%s). `make bench-compare` builds it.\n\n", o.DebianlibBin, e.DebianlibMissing)
+		return b.String()
+	}
+	fmt.Fprintf(&b, "`%s` links %s; `%s` links %s. Both ran the main redis-benchmark tests in the same\n", o.ShaleBin, e.ShaleRocksDB, o.DebianlibBin, e.DebianlibRocksDB)
+	b.WriteString("rounds as the other servers, after them. Above 1, the first is faster.\n\n")
+	fmt.Fprintf(&b, "| test | `%s` ops/s | `%s` ops/s | ratio | p99 ms: `%s` / `%s` |\n|---|--:|--:|--:|--:|\n",
+		filepath.Base(o.ShaleBin), filepath.Base(o.DebianlibBin), filepath.Base(o.ShaleBin), filepath.Base(o.DebianlibBin))
+	for _, t := range buildRows(r) {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s / %s |\n", t.Test, optional(t.Median["shale"], 0), optional(t.Median[debianlibServer], 0),
+			ratio(t.Median["shale"], t.Median[debianlibServer]), optional(t.P99["shale"], 2), optional(t.P99[debianlibServer], 2))
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// mixedTables renders the mixed phase: each window pooled over the
+// rounds, the events of each run, and Shale's INFO figures.
+func mixedTables(r *results) string {
+	if len(r.Mixed) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	c := r.Opts.Mixed
+	fmt.Fprintf(&b, "### Mixed load with a big DEL and a compaction (%d clients, %d%% GET/HGET; runs per server: %d, pooled)\n\n",
+		c.Clients, mixedReadPercent, c.Rounds)
+	b.WriteString("| window | Shale ops/s | Redis ops/s | Shale / Redis | p50 ms: Shale / Redis | p99 ms | p99.9 ms |\n|---|--:|--:|--:|--:|--:|--:|\n")
+	for _, name := range mixedWindows {
+		sh, rd := summarizeMixed(r.Mixed, "shale", name), summarizeMixed(r.Mixed, "redis", name)
+		if sh.Runs+rd.Runs == 0 {
+			continue
+		}
+		pair := func(p float64) string {
+			return or(optional(sh.Ms(p), 2), "–") + " / " + or(optional(rd.Ms(p), 2), "–")
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", mixedWindowLabel(name),
+			or(optional(sh.OpsPerSec(), 0), "–"), or(optional(rd.OpsPerSec(), 0), "–"), or(ratio(sh.OpsPerSec(), rd.OpsPerSec()), "–"),
+			pair(50), pair(99), pair(99.9))
+	}
+	fmt.Fprintf(&b, "\nThe big hash has %d fields; times are seconds since the load began.\n\n", c.BigFields)
+	b.WriteString("| round | server | load | big hash built | DEL sent | DEL round trip | COMPACT sent | COMPACT took |\n|--:|---|--:|--:|--:|--:|--:|--:|\n")
+	for _, run := range r.Mixed {
+		compactAt, compact := "–", "–"
+		if run.CompactAt >= 0 {
+			compactAt, compact = ftoa(run.CompactAt, 1)+" s", formatDuration(run.Compact)
+		}
+		fmt.Fprintf(&b, "| %d | %s | %s s | from %s s in %s s | %s s | %s | %s | %s |\n", run.Round, run.Server,
+			ftoa(run.Windows[windowWhole].Seconds(), 0), ftoa(run.BuildAt, 1), ftoa(run.BuildSeconds, 1),
+			ftoa(run.DelAt, 1), formatDuration(run.Del), compactAt, compact)
+	}
+	b.WriteString("\n")
+	for _, run := range r.Mixed {
+		if len(run.Info) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "Shale's INFO, round %d (n/a: this build has no such field):\n\n", run.Round)
+		b.WriteString("| field | before the load | after it |\n|---|--:|--:|\n")
+		for _, f := range run.Info {
+			fmt.Fprintf(&b, "| `%s` | %s | %s |\n", f.Name, f.Before, f.After)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// mixedWindowLabel describes a window in the report.
+func mixedWindowLabel(name string) string {
+	if name == windowWhole {
+		return name
+	}
+	return fmt.Sprintf("%d s around %s", int(mixedWindowLength/time.Second), name)
 }
 
 // replicationTables renders the replication lag and full-sync phases.
@@ -410,17 +577,6 @@ func loadUnit(test string) string {
 	return "transactions / s"
 }
 
-// medianP50 is the median over rounds of one server's p50 in one test.
-func medianP50(samples []throughputSample, test, server string) float64 {
-	var v []float64
-	for _, s := range samples {
-		if s.Test == test && s.Server == server {
-			v = append(v, s.P50)
-		}
-	}
-	return median(v)
-}
-
 func or(s, alt string) string {
 	if s == "" {
 		return alt
@@ -453,7 +609,10 @@ func headlines(r *results) string {
 				fmt.Fprintf(&b, "- Shale's throughput relative to %s: from %.2f (%s) to %.2f (%s).\n", name, loV, lo, hiV, hi)
 			}
 		}
+		b.WriteString(p99Headlines(rows))
+		b.WriteString(buildsHeadline(r))
 	}
+	b.WriteString(mixedHeadline(r))
 	if rows := summarizeThroughput(r.Load); len(rows) > 0 {
 		var txn, pub []string
 		for _, row := range rows {
@@ -528,6 +687,76 @@ func headlines(r *results) string {
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// p99TargetToCeiling is the issue's bound on a plain test's p99: at most
+// this many times the ceiling's in the same run.
+const p99TargetToCeiling = 1.5
+
+// p99Headlines compares each plain (unpipelined) test's p99: with the
+// ceiling's where the ceiling ran it, against the issue's target, and
+// with Redis's for the others.
+func p99Headlines(rows []throughputRow) string {
+	var toCeiling, toRedis []string
+	for _, row := range rows {
+		shale := row.P99["shale"]
+		if shale == 0 || strings.Contains(row.Test, "-P") {
+			continue
+		}
+		if c := row.P99["ceiling"]; c > 0 {
+			toCeiling = append(toCeiling, fmt.Sprintf("%s %.2f (%.2f / %.2f ms, %s)", row.Test, shale/c, shale, c, met(shale <= p99TargetToCeiling*c)))
+		} else if rd := row.P99["redis"]; rd > 0 {
+			toRedis = append(toRedis, fmt.Sprintf("%s %.2f", row.Test, shale/rd))
+		}
+	}
+	var b strings.Builder
+	if len(toCeiling) > 0 {
+		fmt.Fprintf(&b, "- p99, Shale / the ceiling (target ≤ %.1f in the same run): %s.\n", p99TargetToCeiling, strings.Join(toCeiling, "; "))
+	}
+	if len(toRedis) > 0 {
+		fmt.Fprintf(&b, "- p99, Shale / Redis, the plain tests the ceiling does not run: %s.\n", strings.Join(toRedis, ", "))
+	}
+	return b.String()
+}
+
+// buildsHeadline sums up the two Shale builds' ratios.
+func buildsHeadline(r *results) string {
+	rows := buildRows(r)
+	if len(rows) == 0 {
+		return ""
+	}
+	lo, hi := rows[0], rows[0]
+	rt := func(t throughputRow) float64 { return t.Median["shale"] / t.Median[debianlibServer] }
+	for _, t := range rows {
+		if rt(t) < rt(lo) {
+			lo = t
+		}
+		if rt(t) > rt(hi) {
+			hi = t
+		}
+	}
+	return fmt.Sprintf("- Shale's two builds, ops/s of `%s` over `%s` (the RocksDB each links: \"Machine and versions\"): from %.2f (%s) to %.2f (%s).\n",
+		r.Opts.ShaleBin, r.Opts.DebianlibBin, rt(lo), lo.Test, rt(hi), hi.Test)
+}
+
+// mixedHeadline sums up the mixed phase: p99 and p99.9 of each window.
+func mixedHeadline(r *results) string {
+	if len(r.Mixed) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, name := range mixedWindows {
+		sh, rd := summarizeMixed(r.Mixed, "shale", name), summarizeMixed(r.Mixed, "redis", name)
+		if sh.Runs == 0 {
+			continue
+		}
+		part := fmt.Sprintf("%s: Shale p99 %.2f ms, p99.9 %.2f ms", mixedWindowLabel(name), sh.Ms(99), sh.Ms(99.9))
+		if rd.Runs > 0 {
+			part += fmt.Sprintf(" (Redis %.2f, %.2f ms)", rd.Ms(99), rd.Ms(99.9))
+		}
+		parts = append(parts, part)
+	}
+	return fmt.Sprintf("- Mixed load with a %d-field hash built and deleted and a COMPACT: %s.\n", r.Opts.Mixed.BigFields, strings.Join(parts, "; "))
 }
 
 func met(ok bool) string {

@@ -2,9 +2,10 @@ package main
 
 import (
 	"bytes"
-	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os/exec"
 	"sort"
 	"strconv"
@@ -24,72 +25,216 @@ type workload struct {
 	// of -t's tests (EVALSHA), after Setup (SCRIPT LOAD) ran once on the
 	// server. The ceiling server does not run it.
 	Command, Setup []string
+	// BothBuilds: the Debian-library Shale runs it too.
+	BothBuilds bool
 }
 
-// benchResult is one row of redis-benchmark's --csv output.
+// debianlibServer names the Debian-library Shale in the results.
+const debianlibServer = "shale-debianlib"
+
+// benchResult is one test's result: its rate and latency percentiles.
 type benchResult struct {
 	Test string  // SET, GET, LRANGE_100 ...
 	RPS  float64 // requests per second
 	P50  float64 // milliseconds
 	P99  float64 // milliseconds
+	P999 float64 // milliseconds; p99.9
 }
 
-// parseBenchCSV parses redis-benchmark --csv output. It keeps the first
-// word of each test name ("LRANGE_100 (first 100 elements)" is LRANGE_100)
-// and drops the helper rows redis-benchmark adds, such as "LPUSH (needed to
-// benchmark LRANGE)".
-func parseBenchCSV(r io.Reader) ([]benchResult, error) {
-	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = -1
-	rows, err := cr.ReadAll()
+// parseBenchOutput parses redis-benchmark 7.0's default output (neither
+// --csv nor -q), one block per test:
+//
+//	====== SET ======
+//	  100000 requests completed in 2.01 seconds
+//	  ...
+//	Latency by percentile distribution:
+//	50.000% <= 0.583 milliseconds (cumulative count 50390)
+//	...
+//	99.902% <= 3.615 milliseconds (cumulative count 99903)
+//	...
+//	Cumulative distribution of latencies:
+//	0.140% <= 0.207 milliseconds (cumulative count 140)
+//	...
+//	Summary:
+//	  throughput summary: 52631.58 requests per second
+//	  latency summary (msec):
+//	          avg       min       p50       p95       p99       max
+//	        0.608     0.136     0.583     0.919     1.767     3.663
+//
+// --csv has the same rate, p50 and p99 (the summary's, read from its
+// HdrHistogram exactly) but no p99.9, and the summary has none either.
+// Both distribution sections list points of the same histogram (a
+// latency and how many requests took at most that long), so P999 is the
+// smallest latency listed with at least 99.9% of the requests at or below
+// it: an upper bound on the true p99.9. redis-benchmark's own percentile
+// steps (…, 99.805%, 99.902%, …) usually keep it within a few requests
+// (99.902% of 100,000 is 2 past 99.9%); with -P, whose requests complete
+// in groups, the listed steps can be coarser. The total is the
+// histogram's, the largest cumulative count: with -P it can be a little
+// below "requests completed".
+//
+// Like the test names of --csv, only the first word of a title is kept
+// ("LRANGE_100 (first 100 elements)" is LRANGE_100; a command line given
+// instead of -t is its command's name), and the helper runs
+// redis-benchmark adds, such as "LPUSH (needed to benchmark LRANGE)", are
+// dropped. Progress lines, which redis-benchmark ends with a carriage
+// return, are skipped.
+func parseBenchOutput(r io.Reader) ([]benchResult, error) {
+	data, err := io.ReadAll(r)
 	if err != nil {
-		return nil, fmt.Errorf("redis-benchmark csv: %w", err)
+		return nil, err
 	}
-	col := map[string]int{}
 	var out []benchResult
-	for _, row := range rows {
-		if len(row) > 0 && row[0] == "test" {
-			for i, name := range row {
-				col[name] = i
-			}
-			continue
+	var cur *benchBlock
+	finish := func() error {
+		if cur == nil || cur.helper {
+			return nil
 		}
-		if len(col) == 0 {
-			return nil, fmt.Errorf("redis-benchmark csv: row %q before the header", row)
-		}
-		field := func(name string) (float64, error) {
-			i, ok := col[name]
-			if !ok || i >= len(row) {
-				return 0, fmt.Errorf("redis-benchmark csv: no %q in %q", name, row)
-			}
-			return strconv.ParseFloat(row[i], 64)
-		}
-		if strings.Contains(row[0], "needed to benchmark") {
-			continue
-		}
-		res := benchResult{Test: strings.Fields(row[0] + " ?")[0]}
-		if res.RPS, err = field("rps"); err != nil {
-			return nil, err
-		}
-		if res.P50, err = field("p50_latency_ms"); err != nil {
-			return nil, err
-		}
-		if res.P99, err = field("p99_latency_ms"); err != nil {
-			return nil, err
+		res, err := cur.result()
+		if err != nil {
+			return fmt.Errorf("redis-benchmark output, test %q: %w", cur.title, err)
 		}
 		out = append(out, res)
+		return nil
+	}
+	lines := strings.FieldsFunc(string(data), func(c rune) bool { return c == '\n' || c == '\r' })
+	for i := 0; i < len(lines); i++ {
+		line := strings.TrimSpace(lines[i])
+		if title, ok := strings.CutPrefix(line, "====== "); ok {
+			if err := finish(); err != nil {
+				return nil, err
+			}
+			title = strings.TrimSuffix(title, " ======")
+			cur = &benchBlock{title: title, helper: strings.Contains(title, "needed to benchmark")}
+			continue
+		}
+		if cur == nil {
+			continue
+		}
+		if err := cur.parseLine(line, lines[i+1:]); err != nil {
+			return nil, fmt.Errorf("redis-benchmark output, test %q: %w", cur.title, err)
+		}
+	}
+	if err := finish(); err != nil {
+		return nil, err
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("redis-benchmark csv: no results")
+		return nil, fmt.Errorf("redis-benchmark output: no results")
 	}
 	return out, nil
+}
+
+// benchBlock collects one test's block of redis-benchmark output.
+type benchBlock struct {
+	title   string
+	helper  bool               // a run another test needs, not reported
+	rps     float64            // 0 until the throughput summary
+	summary map[string]float64 // the latency summary, by column name: avg, min, p50, p95, p99, max
+	points  []cumulativePoint  // both distribution sections
+}
+
+// cumulativePoint is one line of a distribution section: count requests
+// took at most ms milliseconds.
+type cumulativePoint struct {
+	ms    float64
+	count int64
+}
+
+// parseLine reads one trimmed line of the block; next are the lines after
+// it, where the latency summary's values follow its column names.
+func (b *benchBlock) parseLine(line string, next []string) error {
+	switch {
+	case strings.HasPrefix(line, "throughput summary:"):
+		f := strings.Fields(line)
+		if len(f) < 3 {
+			return fmt.Errorf("bad line %q", line)
+		}
+		v, err := strconv.ParseFloat(f[2], 64)
+		if err != nil {
+			return fmt.Errorf("bad line %q: %w", line, err)
+		}
+		b.rps = v
+	case strings.HasPrefix(line, "avg") && strings.Contains(line, "p99"):
+		if len(next) == 0 {
+			return fmt.Errorf("no values after %q", line)
+		}
+		names, values := strings.Fields(line), strings.Fields(next[0])
+		if len(names) != len(values) {
+			return fmt.Errorf("latency summary %q does not match %q", next[0], line)
+		}
+		b.summary = map[string]float64{}
+		for i, name := range names {
+			v, err := strconv.ParseFloat(values[i], 64)
+			if err != nil {
+				return fmt.Errorf("latency summary %q: %w", next[0], err)
+			}
+			b.summary[name] = v
+		}
+	case strings.Contains(line, "% <= ") && strings.HasSuffix(line, ")"):
+		// 99.902% <= 3.615 milliseconds (cumulative count 4996)
+		var pct, ms float64
+		var count int64
+		if _, err := fmt.Sscanf(line, "%f%% <= %f milliseconds (cumulative count %d)", &pct, &ms, &count); err != nil {
+			return fmt.Errorf("bad distribution line %q: %w", line, err)
+		}
+		b.points = append(b.points, cumulativePoint{ms, count})
+	}
+	return nil
+}
+
+// result is the block's benchResult; an error when a part is missing.
+func (b *benchBlock) result() (benchResult, error) {
+	res := benchResult{Test: strings.Fields(b.title + " ?")[0], RPS: b.rps}
+	if b.rps == 0 {
+		return res, errors.New("no throughput summary")
+	}
+	var ok50, ok99 bool
+	res.P50, ok50 = b.summary["p50"]
+	res.P99, ok99 = b.summary["p99"]
+	if !ok50 || !ok99 {
+		return res, errors.New("no latency summary with p50 and p99")
+	}
+	var err error
+	if res.P999, err = percentileOfPoints(b.points, 99.9); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// percentileOfPoints is the smallest latency of points with at least p
+// percent of the requests at or below it, the total being the largest
+// cumulative count.
+func percentileOfPoints(points []cumulativePoint, p float64) (float64, error) {
+	var total int64
+	for _, pt := range points {
+		total = max(total, pt.count)
+	}
+	if total == 0 {
+		return 0, errors.New("no latency distribution")
+	}
+	want := rankOf(total, p)
+	best := math.Inf(1)
+	for _, pt := range points {
+		if pt.count >= want {
+			best = min(best, pt.ms)
+		}
+	}
+	return best, nil
+}
+
+// rankOf is how many of total requests must be at or below the p-th
+// percentile: ⌈total·p/100⌉, at least 1. The small slack keeps a product
+// such as 3000·0.999, which floating point makes 2997.0000000000005, from
+// rounding up to the next request.
+func rankOf(total int64, p float64) int64 {
+	return max(1, int64(math.Ceil(float64(total)*p/100-1e-6)))
 }
 
 // runBenchmark runs redis-benchmark once against addr and parses its output.
 func runBenchmark(bin, addr string, tests string, w workload, clients, keyspace int) ([]benchResult, error) {
 	host, port, _ := strings.Cut(addr, ":")
 	args := []string{"-h", host, "-p", port, "-c", strconv.Itoa(clients), "-r", strconv.Itoa(keyspace),
-		"-n", strconv.Itoa(w.Requests), "--csv"}
+		"-n", strconv.Itoa(w.Requests)}
 	if w.Command == nil {
 		args = append(args, "-t", tests)
 	}
@@ -101,7 +246,7 @@ func runBenchmark(bin, addr string, tests string, w workload, clients, keyspace 
 	if err := cmd.Run(); err != nil {
 		return nil, fmt.Errorf("%v: %w\n%s", cmd.Args, err, stderr.String())
 	}
-	res, err := parseBenchCSV(&stdout)
+	res, err := parseBenchOutput(&stdout)
 	if err != nil {
 		return nil, fmt.Errorf("%v: %w\nstderr: %s", cmd.Args, err, stderr.String())
 	}
@@ -116,30 +261,42 @@ type throughputSample struct {
 	benchResult
 }
 
-// throughputRow summarizes one test: each server's median ops/s over the
-// rounds.
+// throughputRow summarizes one test: each server's medians over the
+// rounds of its ops/s and of each latency percentile.
 type throughputRow struct {
-	Test   string
-	Median map[string]float64 // by server name; missing when it did not run
+	Test           string
+	Median         map[string]float64 // ops/s by server name; missing when it did not run
+	P50, P99, P999 map[string]float64 // milliseconds, by server name
 }
 
-// summarizeThroughput takes each server's median over rounds, per test, in
-// the order tests first appeared.
+// summarizeThroughput takes each server's medians over rounds, per test,
+// in the order tests first appeared.
 func summarizeThroughput(samples []throughputSample) []throughputRow {
 	var order []string
-	byTest := map[string]map[string][]float64{}
+	byTest := map[string]map[string][]benchResult{}
 	for _, s := range samples {
 		if byTest[s.Test] == nil {
-			byTest[s.Test] = map[string][]float64{}
+			byTest[s.Test] = map[string][]benchResult{}
 			order = append(order, s.Test)
 		}
-		byTest[s.Test][s.Server] = append(byTest[s.Test][s.Server], s.RPS)
+		byTest[s.Test][s.Server] = append(byTest[s.Test][s.Server], s.benchResult)
 	}
 	rows := make([]throughputRow, 0, len(order))
 	for _, test := range order {
-		row := throughputRow{Test: test, Median: map[string]float64{}}
-		for srv, v := range byTest[test] {
-			row.Median[srv] = median(v)
+		row := throughputRow{Test: test, Median: map[string]float64{},
+			P50: map[string]float64{}, P99: map[string]float64{}, P999: map[string]float64{}}
+		for srv, results := range byTest[test] {
+			of := func(field func(benchResult) float64) float64 {
+				v := make([]float64, len(results))
+				for i, res := range results {
+					v[i] = field(res)
+				}
+				return median(v)
+			}
+			row.Median[srv] = of(func(b benchResult) float64 { return b.RPS })
+			row.P50[srv] = of(func(b benchResult) float64 { return b.P50 })
+			row.P99[srv] = of(func(b benchResult) float64 { return b.P99 })
+			row.P999[srv] = of(func(b benchResult) float64 { return b.P999 })
 		}
 		rows = append(rows, row)
 	}
