@@ -138,5 +138,18 @@ bin/shale-server-debianlib: deps-run
 	CGO_CFLAGS=-O2 CGO_LDFLAGS='-lrocksdb -lstdc++ -lm -lz -lsnappy -llz4 -lzstd -lbz2' \
 	  $(GO) build -o $@ ./cmd/shale-server
 
+# bench-scale runs cmd/shale-bench-scale: 1M, 10M and 100M keys (strings plus
+# 100-field hashes), with load rate, GET/SET/HGET/HSET throughput and p99
+# under uniform and zipfian keys, RSS against the configured bound, disk size
+# and restart time at each size, and Redis beside Shale while it fits in
+# memory. It rewrites docs/SCALE.md and docs/bench/scale*; -max-time (90
+# minutes by default) bounds it, skipping the sizes that would not finish.
+# SCALEFLAGS=-quick (100k and 1M keys) is a few minutes and writes to
+# bin/scale-quick/ instead.
+SCALEFLAGS ?=
+.PHONY: bench-scale
+bench-scale: deps build
+	./bin/shale-bench-scale $(SCALEFLAGS)
+
 clean:
 	rm -rf bin
