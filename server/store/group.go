@@ -242,10 +242,6 @@ func (g *Group) Commit() error {
 	return g.end(true)
 }
 
-// ErrReadFailed is in the error of an early group's Commit when its
-// commands read a queued write of another client that failed.
-var ErrReadFailed = errReadFailedWrite
-
 // commitEarly commits an early group. When another command waits for one
 // of its stripes and its batch may go through the overlay, it queues the
 // batch with its records in the overlay, marks its stripes with the

@@ -38,8 +38,10 @@ type overlay struct {
 	mu      sync.Mutex
 	records atomic.Int64 // entries held; readers skip mu when 0
 	entries [numCFs]map[string]overlayEntry
-	// failed are the ranges of tickets whose writes failed, merged.
-	failed []ticketRange
+	// failed are the ranges of tickets whose writes failed, merged;
+	// anyFailed spares the write queue's leader mu until there is one.
+	failed    []ticketRange
+	anyFailed atomic.Bool
 	// landed: every ticket up to it has landed or failed.
 	landed atomic.Uint64
 	// stripe is the last ticket of an early group's batch under each key
@@ -71,9 +73,10 @@ type overlayEntry struct {
 
 type ticketRange struct{ from, to uint64 }
 
-// errReadFailedWrite fails a batch, or the replies of a group, that read a
-// queued write which then failed.
-var errReadFailedWrite = errors.New("a write this command read failed")
+// ErrReadFailed fails a batch that read a queued write which then failed;
+// it is in the error of an early group's Commit whose commands read one,
+// so that none of their replies stands.
+var ErrReadFailed = errors.New("a write this command read failed")
 
 // maxEarlyRecords and maxEarlyBytes bound the batches that go through the
 // overlay: its records are copied there, so a big one waits under its
@@ -204,6 +207,7 @@ func (o *overlay) span(cf CF, lower, upper []byte) []overlayRecord {
 func (o *overlay) fail(from, to uint64) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	o.anyFailed.Store(true)
 	if n := len(o.failed); n > 0 && o.failed[n-1].to+1 >= from {
 		o.failed[n-1].to = max(o.failed[n-1].to, to)
 		return
@@ -213,7 +217,7 @@ func (o *overlay) fail(from, to uint64) {
 
 // failedIn reports whether a ticket in from..to failed.
 func (o *overlay) failedIn(from, to uint64) bool {
-	if to == 0 || to < from {
+	if to == 0 || to < from || !o.anyFailed.Load() {
 		return false
 	}
 	o.mu.Lock()

@@ -108,49 +108,31 @@ func (q *writeQueue) lead(s *Store, w *queuedWrite) {
 	q.waiting = append(q.waiting[:0], q.waiting[n:]...)
 	q.mu.Unlock()
 
-	// A batch that read a write that failed fails too (overlay.go); the
-	// others of the group are written without it.
-	var failed []*queuedWrite
-	live := group[:0]
+	// A batch that read a write that failed fails too (overlay.go): it is
+	// left out of the joined write. Its failure counts for the later
+	// batches of the group that read it.
 	for _, m := range group {
 		if s.ov.readFailed(m.b) {
-			m.err = errReadFailedWrite
+			m.err = ErrReadFailed
 			s.ov.fail(m.ticket, m.ticket)
-			failed = append(failed, m)
-			continue
-		}
-		live = append(live, m)
-	}
-	last := group[len(group)-1].ticket
-	group = live
-
-	var err error
-	switch len(group) {
-	case 0:
-	case 1:
-		err = s.writeRep(group[0].b.rep.bytes())
-	default:
-		q.joined.reset()
-		for _, m := range group {
-			q.joined.appendRecords(m.b.rep.records(), m.b.rep.count)
-		}
-		err = s.writeRep(q.joined.bytes())
-		if cap(q.joined.buf) > 2*maxJoinedBytes {
-			q.joined.buf = nil
 		}
 	}
+	err := q.writeJoined(s, group)
 	for _, m := range group {
-		m.err = err
-		if err == nil {
-			s.finishWrite(m.b)
+		if m.err == nil {
+			m.err = err
+			if err == nil {
+				s.finishWrite(m.b)
+			} else {
+				s.ov.fail(m.ticket, m.ticket)
+			}
 		}
+		// A failed batch's records leave the overlay too: later readers
+		// read what landed.
 		s.ov.remove(s, m.b, m.ticket)
 		s.waits.queue.observe(time.Since(m.since))
 	}
-	if err != nil && len(group) > 0 {
-		s.ov.fail(group[0].ticket, group[len(group)-1].ticket)
-	}
-	s.ov.advance(last)
+	s.ov.advance(group[len(group)-1].ticket)
 
 	q.mu.Lock()
 	var next *queuedWrite
@@ -165,11 +147,39 @@ func (q *writeQueue) lead(s *Store, w *queuedWrite) {
 	if next != nil {
 		next.done <- struct{}{}
 	}
-	for _, m := range append(group, failed...) {
-		if m != w {
-			m.done <- struct{}{}
+	for _, m := range group[1:] { // group[0] is w
+		m.done <- struct{}{}
+	}
+}
+
+// writeJoined writes, as one DB.Write, the batches of group that have not
+// failed already.
+func (q *writeQueue) writeJoined(s *Store, group []*queuedWrite) error {
+	var only *queuedWrite
+	n := 0
+	for _, m := range group {
+		if m.err == nil {
+			only = m
+			n++
 		}
 	}
+	switch n {
+	case 0:
+		return nil
+	case 1:
+		return s.writeRep(only.b.rep.bytes())
+	}
+	q.joined.reset()
+	for _, m := range group {
+		if m.err == nil {
+			q.joined.appendRecords(m.b.rep.records(), m.b.rep.count)
+		}
+	}
+	err := s.writeRep(q.joined.bytes())
+	if cap(q.joined.buf) > 2*maxJoinedBytes {
+		q.joined.buf = nil
+	}
+	return err
 }
 
 // writeRep hands one serialized batch to RocksDB.
