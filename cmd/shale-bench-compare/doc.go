@@ -2,10 +2,11 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path"
 	"strings"
 	"time"
+
+	"github.com/shaledb/shale/cmd/internal/benchhost"
 )
 
 // benchmarksDoc renders docs/BENCHMARKS.md: how the numbers were made, the
@@ -29,7 +30,7 @@ func benchmarksDoc(r *results, tables string, plots map[string]string, plotDir s
 
 	w("## Reproduce\n\n```sh\nmake bench-compare\n```\n\n")
 	w("runs `bin/shale-bench-compare` with its defaults and rewrites this file. This run was:\n\n")
-	w("```sh\n%s\n```\n\n", commandLine())
+	w("```sh\n%s\n```\n\n", benchhost.CommandLine())
 	w("It took %s. `make bench-compare BENCHFLAGS=-quick` is a quick run of a few minutes\n", r.Elapsed.Round(time.Second))
 	w("(one round, smaller keys and data) that writes to `bin/bench-quick/` and leaves this file alone.\n")
 	w("Issue 5 names `-n 200000`; the default is 100000 so that a full run stays under\n")
@@ -148,17 +149,6 @@ func benchmarksDoc(r *results, tables string, plots map[string]string, plotDir s
 	img("memory", "Shale RSS during load and mixed run")
 	img("mixed", "p99 per second of the mixed load, with the DEL and COMPACT marked")
 	return b.String()
-}
-
-// commandLine is the harness's own command line, as run.
-func commandLine() string {
-	args := append([]string{"bin/shale-bench-compare"}, os.Args[1:]...)
-	for i, a := range args {
-		if strings.ContainsAny(a, " \"'$") {
-			args[i] = fmt.Sprintf("%q", a)
-		}
-	}
-	return strings.Join(args, " ")
 }
 
 func intsText(v []int) string {

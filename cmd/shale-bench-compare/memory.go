@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/shaledb/shale/cmd/internal/benchhost"
 )
 
 // shaleColumnFamilies is the number of RocksDB column families shale opens
@@ -97,15 +98,15 @@ func runMemory(ctx context.Context, c *redis.Client, pid int, m memoryConfig) (m
 				return
 			case <-t.C:
 			}
-			kb, err := procStatusKB(pid, "VmRSS")
+			rss, err := benchhost.ProcStatusBytes(pid, "VmRSS")
 			if err != nil {
 				sampled <- err
 				return
 			}
 			p := phase.Load().(string)
-			res.RSSSamples = append(res.RSSSamples, rssSample{time.Since(start).Seconds(), p, kb << 10})
+			res.RSSSamples = append(res.RSSSamples, rssSample{time.Since(start).Seconds(), p, rss})
 			if p == "mixed" {
-				res.PeakRSSMixed = max(res.PeakRSSMixed, kb<<10)
+				res.PeakRSSMixed = max(res.PeakRSSMixed, rss)
 			}
 		}
 	}()
@@ -190,11 +191,11 @@ func runMemory(ctx context.Context, c *redis.Client, pid int, m memoryConfig) (m
 	if err := <-errs; err != nil {
 		return res, fmt.Errorf("mixed run: %w", err)
 	}
-	hwm, err := procStatusKB(pid, "VmHWM")
+	hwm, err := benchhost.ProcStatusBytes(pid, "VmHWM")
 	if err != nil {
 		return res, err
 	}
-	res.HWMTotal = hwm << 10
+	res.HWMTotal = hwm
 	if res.SSTBytesSubkey, err = sstBytes(ctx, c); err != nil {
 		return res, err
 	}

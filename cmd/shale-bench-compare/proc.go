@@ -164,23 +164,3 @@ func rawPing(addr string) (string, error) {
 	line, err := bufio.NewReader(c).ReadString('\n')
 	return strings.TrimRight(line, "\r\n"), err
 }
-
-// procStatusKB reads a "VmRSS"-style field, in KiB, from /proc/PID/status.
-func procStatusKB(pid int, field string) (int64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, err
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		name, rest, found := strings.Cut(line, ":")
-		if !found || name != field {
-			continue
-		}
-		f := strings.Fields(rest)
-		if len(f) == 0 {
-			break
-		}
-		return strconv.ParseInt(f[0], 10, 64)
-	}
-	return 0, fmt.Errorf("/proc/%d/status: no %s", pid, field)
-}

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/shaledb/shale/cmd/internal/benchhost"
 )
 
 // summary is one server's medians over the rounds of one test at one size.
@@ -152,7 +154,7 @@ func scaleDoc(r *results, plots []string, plotDir string) string {
 	w("runs `bin/shale-bench-scale` with its defaults (sizes 1M, 10M and 100M keys, bounded by\n")
 	w("`-max-time 90m`) and rewrites this file. `make bench-scale SCALEFLAGS=-quick` is a run of a\n")
 	w("few minutes (100k and 1M keys) that writes to `bin/scale-quick/`. This run was:\n\n")
-	w("```sh\n%s\n```\n\n", commandLine())
+	w("```sh\n%s\n```\n\n", benchhost.CommandLine())
 	w("It took %s.\n\n", r.Elapsed.Round(time.Second))
 
 	w("## Machine and versions\n\n| | |\n|---|---|\n")

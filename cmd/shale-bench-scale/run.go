@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/shaledb/shale/cmd/internal/benchhost"
 )
 
 // results is the whole run, rewritten to the report after every size.
@@ -286,7 +288,7 @@ func measureSize(ctx context.Context, o options, sr *sizeResult, shale, rds *ser
 
 	for _, s := range servers {
 		f := figures(s)
-		if f.HWM, err = procStatusBytes(s.PID, "VmHWM"); err != nil {
+		if f.HWM, err = benchhost.ProcStatusBytes(s.PID, "VmHWM"); err != nil {
 			return err
 		}
 		mem, err := info(s.Addr, "memory")

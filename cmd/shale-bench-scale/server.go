@@ -12,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/shaledb/shale/cmd/internal/benchhost"
 )
 
 const (
@@ -216,27 +218,6 @@ func tail(path string) string {
 	return strings.Join(lines[max(0, len(lines)-20):], "\n")
 }
 
-// procStatusBytes reads a "VmRSS"-style field of /proc/PID/status, in bytes.
-func procStatusBytes(pid int, field string) (int64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, err
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		name, rest, found := strings.Cut(line, ":")
-		if !found || name != field {
-			continue
-		}
-		f := strings.Fields(rest)
-		if len(f) == 0 {
-			break
-		}
-		kb, err := strconv.ParseInt(f[0], 10, 64)
-		return kb << 10, err
-	}
-	return 0, fmt.Errorf("/proc/%d/status: no %s", pid, field)
-}
-
 // rssSampler records the largest VmRSS of a server, four times a second,
 // until stopped.
 type rssSampler struct {
@@ -251,7 +232,7 @@ func sampleRSS(s *server) *rssSampler {
 		t := time.NewTicker(250 * time.Millisecond)
 		defer t.Stop()
 		for {
-			if b, err := procStatusBytes(s.PID, "VmRSS"); err == nil {
+			if b, err := benchhost.ProcStatusBytes(s.PID, "VmRSS"); err == nil {
 				peak = max(peak, b)
 			}
 			select {
