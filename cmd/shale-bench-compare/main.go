@@ -48,15 +48,14 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/shaledb/shale/cmd/internal/benchhost"
 )
 
 // options are the command-line flags.
@@ -198,23 +197,10 @@ func main() {
 		o.Phases[p] = true
 	}
 
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	go func() {
-		sig := <-sigs
-		logf("%v: stopping the servers", sig)
-		stopAll()
-		running.Lock()
-		work := running.tempWork
-		running.Unlock()
-		if work != "" {
-			os.RemoveAll(work)
-		}
-		os.Exit(130)
-	}()
+	benchhost.StopOnSignal(stopTimeout)
 
 	err = run(o)
-	stopAll()
+	benchhost.StopAll(stopTimeout)
 	if err != nil {
 		fatal(err)
 	}
@@ -282,15 +268,12 @@ func run(o options) error {
 	}
 	work := o.WorkDir
 	if work == "" {
-		dir, err := os.MkdirTemp("", "shale-bench-compare-")
+		dir, err := benchhost.TempWorkDir("shale-bench-compare-")
 		if err != nil {
 			return err
 		}
 		defer os.RemoveAll(dir)
 		work = dir
-		running.Lock()
-		running.tempWork = dir
-		running.Unlock()
 	}
 	r := &results{Opts: o, Started: time.Now(), Env: collectEnvironment(o)}
 	ctx := context.Background()

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/shaledb/shale/cmd/internal/benchhost"
 )
 
 func TestPickOp(t *testing.T) {
@@ -176,7 +178,7 @@ func TestMixedAgainstRedis(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a redis-server process")
 	}
-	t.Cleanup(stopAll)
+	t.Cleanup(func() { benchhost.StopAll(stopTimeout) })
 	s, err := startRedis(o, t.TempDir())
 	if err != nil {
 		t.Fatal(err)

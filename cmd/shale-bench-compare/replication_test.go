@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/shaledb/shale/cmd/internal/benchhost"
 )
 
 func TestMarkerLags(t *testing.T) {
@@ -128,7 +130,7 @@ func TestReplicationPhasesAgainstRedis(t *testing.T) {
 	o.Repl = replConfig{LagFor: 2 * time.Second, MarkEvery: 5 * time.Millisecond, SyncBytes: 4 << 20, SyncValue: 64 << 10,
 		SyncMax: time.Minute, LagDrain: 10 * time.Second, PollPause: 200 * time.Microsecond, LoadConns: 2, LoadPipe: 4}
 	ctx := context.Background()
-	t.Cleanup(stopAll)
+	t.Cleanup(func() { benchhost.StopAll(stopTimeout) })
 	work := t.TempDir()
 
 	p, err := startPair(ctx, o, work, "redis")

@@ -5,12 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/shaledb/shale/cmd/internal/benchhost"
 )
 
 // options are the command-line flags.
@@ -68,22 +68,10 @@ func main() {
 		fatal(errors.New("-max-time: want a positive duration"))
 	}
 
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	go func() {
-		sig := <-sigs
-		logf("%v: stopping the servers", sig)
-		stopAll()
-		running.Lock()
-		if running.tempWork != "" {
-			os.RemoveAll(running.tempWork)
-		}
-		running.Unlock()
-		os.Exit(130)
-	}()
+	benchhost.StopOnSignal(stopTimeout)
 
 	err = run(o)
-	stopAll()
+	benchhost.StopAll(stopTimeout)
 	if err != nil {
 		fatal(err)
 	}

@@ -93,15 +93,12 @@ func run(o options) error {
 			}
 		}
 	} else {
-		dir, err := os.MkdirTemp("", "shale-bench-scale-")
+		dir, err := benchhost.TempWorkDir("shale-bench-scale-")
 		if err != nil {
 			return err
 		}
 		defer os.RemoveAll(dir)
 		work = dir
-		running.Lock()
-		running.tempWork = dir
-		running.Unlock()
 	}
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return err

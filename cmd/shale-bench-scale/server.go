@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -27,20 +25,11 @@ type server struct {
 	Name string // "shale" or "redis"
 	Addr string
 	Dir  string // data directory
-	PID  int
+	PID  int    // of the last launch
 
 	argv []string
-	log  string // file of the process's stdout and stderr
-	cmd  *exec.Cmd
-	done chan struct{} // closed when the process has exited
-}
-
-// running holds every started server, so that an interrupt stops them all,
-// and the temporary directory of their data, which it then removes.
-var running struct {
-	sync.Mutex
-	servers  []*server
-	tempWork string
+	log  string             // file of the process's stdout and stderr
+	proc *benchhost.Process // the last launch; nil before the first
 }
 
 // launch starts the process and returns without waiting for it to serve.
@@ -50,35 +39,11 @@ func (s *server) launch() error {
 		return err
 	}
 	defer out.Close()
-	s.cmd = exec.Command(s.argv[0], s.argv[1:]...)
-	s.cmd.Dir = s.Dir
-	s.cmd.Stdout, s.cmd.Stderr = out, out
-	// If the harness dies, its servers die with it.
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := s.cmd.Start(); err != nil {
-		return fmt.Errorf("start %s: %w", s.Name, err)
+	if s.proc, err = benchhost.Start(s.Name, s.argv, s.Dir, out); err != nil {
+		return err
 	}
-	s.PID = s.cmd.Process.Pid
-	done := make(chan struct{})
-	s.done = done
-	cmd := s.cmd
-	go func() {
-		_ = cmd.Wait()
-		close(done)
-	}()
-	running.Lock()
-	running.servers = append(running.servers, s)
-	running.Unlock()
+	s.PID = s.proc.PID
 	return nil
-}
-
-func (s *server) exited() bool {
-	select {
-	case <-s.done:
-		return true
-	default:
-		return false
-	}
 }
 
 // startTimes is how long a start took until the server answered PING and
@@ -98,7 +63,7 @@ func (s *server) start(probeKey string) (startTimes, error) {
 	deadline := begin.Add(startTimeout)
 	wait := func(what string, ok func() bool) error {
 		for !ok() {
-			if s.exited() {
+			if s.proc.Exited() {
 				return fmt.Errorf("%s exited before %s; its log: %s\n%s", s.Name, what, s.log, tail(s.log))
 			}
 			if time.Now().After(deadline) {
@@ -127,33 +92,13 @@ func (s *server) start(probeKey string) (startTimes, error) {
 	return t, nil
 }
 
-// Stop sends SIGTERM to the server's PID, then SIGKILL if it has not exited
-// within stopTimeout, and returns how long it took to exit.
+// Stop stops the server by its PID, if it runs, and returns how long it
+// took to exit.
 func (s *server) Stop() time.Duration {
-	if s.cmd == nil || s.exited() {
+	if s.proc == nil {
 		return 0
 	}
-	begin := time.Now()
-	_ = syscall.Kill(s.PID, syscall.SIGTERM)
-	select {
-	case <-s.done:
-	case <-time.After(stopTimeout):
-		logf("%s pid %d: still running %v after SIGTERM; sending SIGKILL", s.Name, s.PID, stopTimeout)
-		_ = syscall.Kill(s.PID, syscall.SIGKILL)
-		<-s.done
-	}
-	return time.Since(begin)
-}
-
-// stopAll stops every server still running, newest first.
-func stopAll() {
-	running.Lock()
-	servers := running.servers
-	running.servers = nil
-	running.Unlock()
-	for i := len(servers) - 1; i >= 0; i-- {
-		servers[i].Stop()
-	}
+	return s.proc.Stop(stopTimeout)
 }
 
 // newShale prepares (does not start) shale-server on its own directory

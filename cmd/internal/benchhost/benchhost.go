@@ -1,7 +1,9 @@
-// Package benchhost reads what the benchmark harnesses
-// (cmd/shale-bench-compare, cmd/shale-bench-scale) report of the machine
-// they run on, of the binaries they measure and of the server processes
-// they start: each report documents where its figures came from.
+// Package benchhost is what the benchmark harnesses
+// (cmd/shale-bench-compare, cmd/shale-bench-scale) share about their host:
+// the server processes they start and stop by PID (process.go), and what
+// their reports say of the machine, of the binaries they measure and of
+// those processes, so that each report documents where its figures came
+// from.
 package benchhost
 
 import (
