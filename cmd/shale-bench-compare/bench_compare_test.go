@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shaledb/shale/cmd/internal/benchhost"
 	"github.com/tidwall/redcon"
 )
 
@@ -81,8 +82,8 @@ func TestRankOf(t *testing.T) {
 		{1, 99.9, 1},
 		{10, 0, 1},
 	} {
-		if got := rankOf(tc.total, tc.p); got != tc.want {
-			t.Errorf("rankOf(%d, %v) = %d, want %d", tc.total, tc.p, got, tc.want)
+		if got := benchhost.RankOf(tc.total, tc.p); got != tc.want {
+			t.Errorf("benchhost.RankOf(%d, %v) = %d, want %d", tc.total, tc.p, got, tc.want)
 		}
 	}
 }

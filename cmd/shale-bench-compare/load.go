@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/shaledb/shale/cmd/internal/benchhost"
 )
 
 // The loads redis-benchmark 7.0 cannot express: a MULTI block per round
@@ -240,7 +242,7 @@ func latencyResult(test string, rps float64, latencies []float64) benchResult {
 	if len(latencies) > 0 {
 		s := append([]float64(nil), latencies...)
 		slices.Sort(s)
-		at := func(p float64) float64 { return s[rankOf(int64(len(s)), p)-1] }
+		at := func(p float64) float64 { return s[benchhost.RankOf(int64(len(s)), p)-1] }
 		res.P50, res.P99, res.P999 = at(50), at(99), at(99.9)
 	}
 	return res

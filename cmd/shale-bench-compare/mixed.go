@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/shaledb/shale/cmd/internal/benchhost"
 )
 
 // The mixed phase: the tail latency of a read/write load while the server
@@ -77,7 +78,7 @@ type mixedRun struct {
 // mixedWindow is the requests of one window of a run.
 type mixedWindow struct {
 	From, To float64 // seconds since the load started
-	Counts   latencyCounts
+	Counts   benchhost.Counts
 }
 
 // Seconds is the window's length.
@@ -93,11 +94,11 @@ type mixedSecond struct {
 // use: the load's length is known only at its end.
 type mixedTimeline struct {
 	start   time.Time
-	seconds []atomic.Pointer[latencyHistogram]
+	seconds []atomic.Pointer[benchhost.Histogram]
 }
 
 func newMixedTimeline(start time.Time, bound time.Duration) *mixedTimeline {
-	return &mixedTimeline{start: start, seconds: make([]atomic.Pointer[latencyHistogram], int(bound/time.Second)+1)}
+	return &mixedTimeline{start: start, seconds: make([]atomic.Pointer[benchhost.Histogram], int(bound/time.Second)+1)}
 }
 
 // record counts one request sent at sent that took d.
@@ -105,10 +106,10 @@ func (t *mixedTimeline) record(sent time.Time, d time.Duration) {
 	i := min(int(sent.Sub(t.start)/time.Second), len(t.seconds)-1)
 	h := t.seconds[i].Load()
 	if h == nil {
-		t.seconds[i].CompareAndSwap(nil, new(latencyHistogram))
+		t.seconds[i].CompareAndSwap(nil, new(benchhost.Histogram))
 		h = t.seconds[i].Load()
 	}
-	h.record(d)
+	h.Record(d)
 }
 
 // window sums the seconds [from, to), clipped to the timeline.
@@ -116,7 +117,7 @@ func (t *mixedTimeline) window(from, to int) *mixedWindow {
 	from, to = max(0, from), min(to, len(t.seconds))
 	w := &mixedWindow{From: float64(from), To: float64(to)}
 	for i := from; i < to; i++ {
-		w.Counts.add(t.seconds[i].Load())
+		w.Counts.Add(t.seconds[i].Load())
 	}
 	return w
 }
@@ -149,8 +150,8 @@ func runMixedPhase(ctx context.Context, o options, work string, r *results) erro
 				compact = fmt.Sprintf("; COMPACT at %.1fs took %s", run.CompactAt, formatDuration(run.Compact))
 			}
 			logf("mixed: round %d/%d %-5s %6.0f ops/s, p50 %s p99 %s p99.9 %s; DEL at %.1fs took %s%s", round, cfg.Rounds, name,
-				float64(whole.Counts.total)/whole.Seconds(), formatDuration(whole.Counts.percentile(50)), formatDuration(whole.Counts.percentile(99)),
-				formatDuration(whole.Counts.percentile(99.9)), run.DelAt, formatDuration(run.Del), compact)
+				float64(whole.Counts.Total())/whole.Seconds(), formatDuration(whole.Counts.Percentile(50)), formatDuration(whole.Counts.Percentile(99)),
+				formatDuration(whole.Counts.Percentile(99.9)), run.DelAt, formatDuration(run.Del), compact)
 			r.Mixed = append(r.Mixed, run)
 		}
 	}
@@ -236,7 +237,7 @@ func runMixed(ctx context.Context, s *server, cfg mixedConfig) (mixedRun, error)
 	}
 	for i := range elapsed {
 		w := timeline.window(i, i+1)
-		run.Timeline = append(run.Timeline, mixedSecond{w.Counts.total, w.Counts.percentile(50), w.Counts.percentile(99), w.Counts.percentile(99.9)})
+		run.Timeline = append(run.Timeline, mixedSecond{w.Counts.Total(), w.Counts.Percentile(50), w.Counts.Percentile(99), w.Counts.Percentile(99.9)})
 	}
 	if shale {
 		infoAfter, err := c.Info(ctx, "all").Result()
@@ -580,7 +581,7 @@ func infoFields(info string) infoFieldSet {
 
 // mixedSummary is one window of one server's runs, pooled.
 type mixedSummary struct {
-	Counts  latencyCounts
+	Counts  benchhost.Counts
 	Seconds float64 // the windows' lengths, summed
 	Runs    int
 }
@@ -591,7 +592,7 @@ func summarizeMixed(runs []mixedRun, server, window string) *mixedSummary {
 	s := &mixedSummary{}
 	for _, run := range runs {
 		if w := run.Windows[window]; run.Server == server && w != nil {
-			s.Counts.merge(&w.Counts)
+			s.Counts.Merge(&w.Counts)
 			s.Seconds += w.Seconds()
 			s.Runs++
 		}
@@ -604,10 +605,10 @@ func (s *mixedSummary) OpsPerSec() float64 {
 	if s.Seconds == 0 {
 		return 0
 	}
-	return float64(s.Counts.total) / s.Seconds
+	return float64(s.Counts.Total()) / s.Seconds
 }
 
 // Ms is the pooled p-th percentile in milliseconds; 0 for no runs.
-func (s *mixedSummary) Ms(p float64) float64 { return durationMs(s.Counts.percentile(p)) }
+func (s *mixedSummary) Ms(p float64) float64 { return durationMs(s.Counts.Percentile(p)) }
 
 func durationMs(d time.Duration) float64 { return d.Seconds() * 1e3 }

@@ -87,12 +87,12 @@ func TestInfoFigures(t *testing.T) {
 // mixedRunOf makes a run whose windows hold the given latencies.
 func mixedRunOf(server string, whole, del []time.Duration, compact bool) mixedRun {
 	window := func(from, to float64, lat []time.Duration) *mixedWindow {
-		var h latencyHistogram
+		var h benchhost.Histogram
 		for _, d := range lat {
-			h.record(d)
+			h.Record(d)
 		}
 		w := &mixedWindow{From: from, To: to}
-		w.Counts.add(&h)
+		w.Counts.Add(&h)
 		return w
 	}
 	run := mixedRun{Round: 1, Server: server, CompactAt: -1, BuildAt: 6, BuildSeconds: 3.5, DelAt: 9.6, Del: 2 * time.Millisecond,
@@ -200,17 +200,17 @@ func TestMixedAgainstRedis(t *testing.T) {
 	if run.DelAt < cfg.For.Seconds()/10 || run.Del <= 0 {
 		t.Errorf("DEL at %v s took %v", run.DelAt, run.Del)
 	}
-	if whole.Counts.total < 1000 || del.Counts.total == 0 || del.Counts.total > whole.Counts.total {
-		t.Errorf("requests: %d in the run, %d around the DEL", whole.Counts.total, del.Counts.total)
+	if whole.Counts.Total() < 1000 || del.Counts.Total() == 0 || del.Counts.Total() > whole.Counts.Total() {
+		t.Errorf("requests: %d in the run, %d around the DEL", whole.Counts.Total(), del.Counts.Total())
 	}
 	var sum int64
 	for _, sec := range run.Timeline {
 		sum += sec.Requests
 	}
-	if len(run.Timeline) != int(whole.To) || sum != whole.Counts.total {
-		t.Errorf("timeline: %d seconds of %d requests; the run: %v s of %d", len(run.Timeline), sum, whole.To, whole.Counts.total)
+	if len(run.Timeline) != int(whole.To) || sum != whole.Counts.Total() {
+		t.Errorf("timeline: %d seconds of %d requests; the run: %v s of %d", len(run.Timeline), sum, whole.To, whole.Counts.Total())
 	}
-	if p := whole.Counts.percentile(99.9); p <= 0 || p > 5*time.Second {
+	if p := whole.Counts.Percentile(99.9); p <= 0 || p > 5*time.Second {
 		t.Errorf("p99.9 = %v", p)
 	}
 	if len(run.Info) != 0 {

@@ -204,8 +204,8 @@ func writeMixedCSVs(r *results) error {
 		for _, name := range mixedWindows {
 			if w := run.Windows[name]; w != nil {
 				c := &w.Counts
-				windows = append(windows, []string{round, run.Server, name, ftoa(w.From, 0), ftoa(w.To, 0), strconv.FormatInt(c.total, 10),
-					ftoa(float64(c.total)/w.Seconds(), 1), ms(c.percentile(50)), ms(c.percentile(99)), ms(c.percentile(99.9))})
+				windows = append(windows, []string{round, run.Server, name, ftoa(w.From, 0), ftoa(w.To, 0), strconv.FormatInt(c.Total(), 10),
+					ftoa(float64(c.Total())/w.Seconds(), 1), ms(c.Percentile(50)), ms(c.Percentile(99)), ms(c.Percentile(99.9))})
 			}
 		}
 		for i, sec := range run.Timeline {

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/shaledb/shale/cmd/internal/benchhost"
 )
 
 // mainTests are redis-benchmark's -t tests of the main workload.
@@ -212,7 +214,7 @@ func percentileOfPoints(points []cumulativePoint, p float64) (float64, error) {
 	if total == 0 {
 		return 0, errors.New("no latency distribution")
 	}
-	want := rankOf(total, p)
+	want := benchhost.RankOf(total, p)
 	best := math.Inf(1)
 	for _, pt := range points {
 		if pt.count >= want {
@@ -220,14 +222,6 @@ func percentileOfPoints(points []cumulativePoint, p float64) (float64, error) {
 		}
 	}
 	return best, nil
-}
-
-// rankOf is how many of total requests must be at or below the p-th
-// percentile: ⌈total·p/100⌉, at least 1. The small slack keeps a product
-// such as 3000·0.999, which floating point makes 2997.0000000000005, from
-// rounding up to the next request.
-func rankOf(total int64, p float64) int64 {
-	return max(1, int64(math.Ceil(float64(total)*p/100-1e-6)))
 }
 
 // runBenchmark runs redis-benchmark once against addr and parses its output.

@@ -190,7 +190,7 @@ func scaleDoc(r *results, plots []string, plotDir string) string {
 	w("  12%%, so `SET` and `HSET` also measure writes queueing on a hot key) with the ranks\n")
 	w("  scattered over the key numbers. `SET`\n")
 	w("  and `HSET` overwrite loaded keys and fields, so the data set keeps its size. Latency\n")
-	w("  is each request's round trip, in a log-linear histogram (1.6%% resolution). Before\n")
+	w("  is each request's round trip, in a log-linear histogram (0.8%% resolution). Before\n")
 	w("  the tests the harness waits up to %v for Shale's compactions to finish.\n", o.Settle)
 	w("- **Memory.** VmRSS of each server sampled four times a second during the size's\n")
 	w("  load and tests (peak), and VmHWM before the restart. Shale's bound is what its\n")

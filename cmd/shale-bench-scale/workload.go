@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"sync"
 	"time"
+
+	"github.com/shaledb/shale/cmd/internal/benchhost"
 )
 
 // test is one measured command under one key distribution.
@@ -82,7 +84,7 @@ func runTest(addr string, clients int, dur time.Duration, t test, keys int, vals
 		defer c.Close()
 		conns[i] = c
 	}
-	hists := make([]histogram, clients)
+	hists := make([]benchhost.Histogram, clients)
 	misses := make([]uint64, clients)
 	errs := make([]error, clients)
 	var wg sync.WaitGroup
@@ -119,15 +121,15 @@ func runTest(addr string, clients int, dur time.Duration, t test, keys int, vals
 	}
 	wg.Wait()
 	res.Seconds = time.Since(begin).Seconds()
-	var all histogram
+	var all benchhost.Counts
 	for i := range hists {
-		all.Merge(&hists[i])
+		all.Add(&hists[i])
 		res.Misses += misses[i]
 		if errs[i] != nil {
 			return res, errs[i]
 		}
 	}
-	res.Ops = all.Count()
-	res.P50, res.P99, res.P999 = all.Quantile(0.50), all.Quantile(0.99), all.Quantile(0.999)
+	res.Ops = uint64(all.Total())
+	res.P50, res.P99, res.P999 = all.Percentile(50), all.Percentile(99), all.Percentile(99.9)
 	return res, nil
 }

@@ -1,20 +1,21 @@
-package main
+package benchhost
 
 import (
+	"math"
 	"math/bits"
 	"sync/atomic"
 	"time"
 )
 
-// latencyHistogram counts latencies, in nanoseconds, in log-linear
+// Histogram counts latencies, in nanoseconds, in log-linear
 // buckets, as HdrHistogram does: each value below histExact has its own
 // bucket, and above it every power of two is cut into 1<<histSubBits
 // buckets, so that a bucket is at most 1/128 (0.8%) as wide as the values
 // in it. That is finer than the run-to-run noise of any latency here, and
-// recording is one atomic add: the mixed load's clients all record into
-// the same histograms. Latencies of 2^histMaxBits ns (about 18 minutes)
+// recording is one atomic add: clients may record into one histogram at
+// once. Latencies of 2^histMaxBits ns (about 18 minutes)
 // or more count in the last bucket.
-type latencyHistogram struct {
+type Histogram struct {
 	counts [histBuckets]atomic.Int64
 }
 
@@ -53,16 +54,17 @@ func bucketMax(i int) time.Duration {
 	return time.Duration((sub+1)<<shift - 1)
 }
 
-func (h *latencyHistogram) record(d time.Duration) { h.counts[bucketOf(int64(d))].Add(1) }
+// Record counts one latency.
+func (h *Histogram) Record(d time.Duration) { h.counts[bucketOf(int64(d))].Add(1) }
 
-// latencyCounts is a snapshot of latencyHistograms, or their sum.
-type latencyCounts struct {
+// Counts is a snapshot of Histograms, or their sum.
+type Counts struct {
 	counts [histBuckets]int64
 	total  int64
 }
 
-// add adds h's counts; h may still be recorded into.
-func (c *latencyCounts) add(h *latencyHistogram) {
+// Add adds h's counts; h may still be recorded into.
+func (c *Counts) Add(h *Histogram) {
 	if h == nil {
 		return
 	}
@@ -73,22 +75,25 @@ func (c *latencyCounts) add(h *latencyHistogram) {
 	}
 }
 
-// merge adds another snapshot's counts.
-func (c *latencyCounts) merge(o *latencyCounts) {
+// Merge adds another snapshot's counts.
+func (c *Counts) Merge(o *Counts) {
 	for i, n := range o.counts {
 		c.counts[i] += n
 	}
 	c.total += o.total
 }
 
-// percentile is the smallest bucket maximum with at least p percent of
-// the latencies at or below it, as parseBenchOutput reads redis-benchmark's
-// p99.9; 0 when nothing was recorded.
-func (c *latencyCounts) percentile(p float64) time.Duration {
+// Total is the number of latencies counted.
+func (c *Counts) Total() int64 { return c.total }
+
+// Percentile is the smallest bucket maximum with at least p percent of
+// the latencies at or below it (RankOf), as bench-compare reads
+// redis-benchmark's p99.9; 0 when nothing was recorded.
+func (c *Counts) Percentile(p float64) time.Duration {
 	if c.total == 0 {
 		return 0
 	}
-	want := rankOf(c.total, p)
+	want := RankOf(c.total, p)
 	var seen int64
 	for i, n := range c.counts {
 		if seen += n; seen >= want {
@@ -96,4 +101,12 @@ func (c *latencyCounts) percentile(p float64) time.Duration {
 		}
 	}
 	return bucketMax(histBuckets - 1)
+}
+
+// RankOf is how many of total values must be at or below the p-th
+// percentile: ⌈total·p/100⌉, at least 1. The small slack keeps a product
+// such as 3000·0.999, which floating point makes 2997.0000000000005, from
+// rounding up to the next value.
+func RankOf(total int64, p float64) int64 {
+	return max(1, int64(math.Ceil(float64(total)*p/100-1e-6)))
 }

@@ -1,4 +1,4 @@
-package main
+package benchhost
 
 import (
 	"math/rand/v2"
@@ -41,20 +41,20 @@ func TestBucketBounds(t *testing.T) {
 }
 
 func TestHistogramPercentile(t *testing.T) {
-	var a, b latencyHistogram
+	var a, b Histogram
 	for us := 1; us <= 1000; us++ { // 1 µs to 1 ms, one each, split over two histograms
 		h := &a
 		if us%2 == 0 {
 			h = &b
 		}
-		h.record(time.Duration(us) * time.Microsecond)
+		h.Record(time.Duration(us) * time.Microsecond)
 	}
-	var c latencyCounts
-	c.add(&a)
-	var cb latencyCounts
-	cb.add(&b)
-	c.merge(&cb)
-	c.add(nil)
+	var c Counts
+	c.Add(&a)
+	var cb Counts
+	cb.Add(&b)
+	c.Merge(&cb)
+	c.Add(nil)
 	if c.total != 1000 {
 		t.Fatalf("total = %d, want 1000", c.total)
 	}
@@ -67,13 +67,13 @@ func TestHistogramPercentile(t *testing.T) {
 		{99.9, 999 * time.Microsecond},
 		{100, time.Millisecond},
 	} {
-		got := c.percentile(tc.p)
+		got := c.Percentile(tc.p)
 		if got < tc.want || float64(got-tc.want) > float64(tc.want)/128 {
 			t.Errorf("p%v = %v, want %v (at most 1/128 above)", tc.p, got, tc.want)
 		}
 	}
-	var empty latencyCounts
-	if got := empty.percentile(99); got != 0 {
+	var empty Counts
+	if got := empty.Percentile(99); got != 0 {
 		t.Errorf("p99 of nothing = %v, want 0", got)
 	}
 }
