@@ -108,7 +108,7 @@ func TestSlowlogArgs(t *testing.T) {
 func TestSlowlogRing(t *testing.T) {
 	var l slowlog
 	l.init(0, 3, testLogger(t))
-	c := &Ctx{Client: &Client{addr: "127.0.0.1:1"}}
+	c := &Client{addr: "127.0.0.1:1"}
 	for i := range 5 {
 		l.add(c, "get", bytesArgs("get", fmt.Sprint(i)), int64(i))
 	}

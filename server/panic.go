@@ -52,6 +52,7 @@ func (s *Server) recoverCommand(c *Client, conn redcon.Conn, args [][]byte, r an
 		c.pipe.wr.SetBuffer(c.pipe.wr.Buffer()[:mark])
 	}
 	if cmd != nil {
+		c.ctx.grouped = false // it never joins its group's replies: record it now
 		s.observe(&c.ctx, cmd, cmd.subcommandIndex(args), args, 0, errInternal)
 	}
 	s.replyError(conn, errInternal)

@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"time"
 
 	"github.com/tidwall/redcon"
 
@@ -66,18 +67,19 @@ func (p *pipelineGroup) viewOf(db *types.DB) *types.DB {
 	return p.view
 }
 
-// groupReply is one grouped command's reply: buf[start:end] of redcon's
-// reply buffer.
+// groupReply is one grouped command's reply, buf[start:end] of redcon's
+// reply buffer, and its record for the command statistics.
 type groupReply struct {
 	start, end int
 	wrote      bool
+	call       heldCall
 }
 
 // joined records where the grouped command that just ran put its reply:
 // from start to the end of the buffer. wrote tells whether its writes are
-// in the batch.
-func (p *pipelineGroup) joined(start int, wrote bool) {
-	p.replies = append(p.replies, groupReply{start, bufferedLen(p.wr), wrote})
+// in the batch; call is its run, recorded once the group commits.
+func (p *pipelineGroup) joined(start int, wrote bool, call heldCall) {
+	p.replies = append(p.replies, groupReply{start, bufferedLen(p.wr), wrote, call})
 }
 
 func (p *pipelineGroup) active() bool { return p.g != nil && p.g.Active() }
@@ -134,7 +136,9 @@ func (s *Server) commitGroup(c *Client, conn redcon.Conn) {
 	n := p.g.Commands()
 	s.stats.groupCommits.Add(1)
 	s.stats.groupedCommands.Add(int64(n))
+	start := monoNow()
 	err := p.g.Commit()
+	s.recordGroupCalls(c, p, monoNow()-start, err)
 	s.expireFoundInGroup(p)
 	if err != nil {
 		text, _ := errorText(err)
@@ -147,12 +151,32 @@ func (s *Server) commitGroup(c *Client, conn redcon.Conn) {
 		return
 	}
 	s.publishEvents(c)
+	clear(p.replies) // their arguments are redcon's buffer
 	p.replies = p.replies[:0]
 	for _, bk := range p.ready {
 		s.keyReady(nil, bk.db, []byte(bk.key))
 	}
 	clear(p.ready)
 	p.ready = p.ready[:0]
+}
+
+// recordGroupCalls records the runs of the group's commands (observe),
+// each with the commit's time, took, added: every reply waited for it, so
+// the slow log and latency histograms show a slow write on every command
+// it held back. A failed commit (err) fails each command whose reply
+// rewriteReplies replaces.
+func (s *Server) recordGroupCalls(c *Client, p *pipelineGroup, took time.Duration, err error) {
+	readFailed := errors.Is(err, store.ErrReadFailed)
+	for i := range p.replies {
+		r := &p.replies[i]
+		if r.call.st == nil {
+			continue // a container without its subcommand: counted nowhere
+		}
+		call := r.call
+		call.dur += took
+		call.failed = call.failed || err != nil && (r.wrote || readFailed)
+		s.record(c, call)
+	}
 }
 
 // expireFoundInGroup removes the keys the group's commands found expired,
@@ -185,5 +209,6 @@ func (s *Server) rewriteReplies(p *pipelineGroup, text string, all bool) {
 	}
 	out = append(out, buf[end:]...)
 	p.wr.SetBuffer(out)
+	clear(p.replies)
 	p.replies = p.replies[:0]
 }

@@ -438,12 +438,12 @@ func (s *Server) dispatch(c *Client, conn redcon.Conn, args [][]byte) {
 	grouped := s.groupDB(c, conn, cmd, args, ctx.DB)
 	var replyStart, writesBefore int
 	if grouped != nil {
-		ctx.DB = grouped
+		ctx.DB, ctx.grouped = grouped, true
 		replyStart, writesBefore = bufferedLen(c.pipe.wr), c.pipe.g.Writes()
 	}
 	s.call(ctx, cmd, sub, run, args)
 	if grouped != nil {
-		c.pipe.joined(replyStart, c.pipe.g.Writes() > writesBefore)
+		c.pipe.joined(replyStart, c.pipe.g.Writes() > writesBefore, ctx.held)
 	}
 }
 
@@ -513,6 +513,11 @@ type Ctx struct {
 
 	blocked time.Duration // time spent waiting in blockOn, left out of the command's latency
 	resp3   bool          // reply in RESP3 (Reply): the client's HELLO, or a script's redis.setresp
+
+	// grouped: the command runs in the connection's pipeline group, and
+	// observe leaves its record in held for the group's commit.
+	grouped bool
+	held    heldCall
 
 	cmd  *Command // the command running, and its arguments
 	args [][]byte

@@ -60,15 +60,15 @@ func (l *slowlog) setMaxLen(n int) {
 
 // add records a command (name: "get", "config|set") that ran for usec
 // microseconds.
-func (l *slowlog) add(c *Ctx, name string, args [][]byte, usec int64) {
+func (l *slowlog) add(c *Client, name string, args [][]byte, usec int64) {
 	args = redactArgs(args)
 	now := time.Now()
 	e := slowEntry{
 		at:     now.Unix(),
 		usec:   usec,
 		args:   slowlogArgs(args),
-		client: c.Client.addr,
-		name:   c.Client.getName(),
+		client: c.addr,
+		name:   c.getName(),
 	}
 	l.mu.Lock()
 	e.id = l.nextID

@@ -126,11 +126,14 @@ func unixMilliAt(mono time.Duration) int64 { return clockBase.UnixMilli() + mono
 // latency, the slow log, the latency monitor (latency.go), and the MONITOR
 // feed. Time spent blocked (BLPOP waiting) does not count, as in Redis.
 //
+// A command of a pipeline group (pipeline.go) is fed to MONITOR now, but
+// its counters, latency and slow-log entry wait for the group's commit
+// (heldCall), whose time they include: its reply waited for that write.
+//
 // sub is the subcommand the dispatcher resolved (Command.subcommandIndex),
 // -1 for none. A container's counters are its subcommands': a container
 // called without one (COMMAND) counts nowhere.
 func (s *Server) observe(c *Ctx, cmd *Command, sub int, args [][]byte, dur time.Duration, err error) {
-	dur -= c.blocked
 	st, flags := cmd.stats, cmd.Flags
 	if subs := cmd.declaredSubcommands(); subs != nil {
 		if sub < 0 {
@@ -138,18 +141,38 @@ func (s *Server) observe(c *Ctx, cmd *Command, sub int, args [][]byte, dur time.
 		}
 		st, flags = st.subs[sub], subs[sub].Flags
 	}
-	usec := dur.Microseconds()
-	st.record(usec, err != nil)
-	if flags&Fast != 0 {
-		s.latency.observe(latencyFastCommand, dur)
-	} else {
-		s.latency.observe(latencyCommand, dur)
-	}
-	if limit := s.slowlog.threshold.Load(); limit >= 0 && usec >= limit && flags&SkipSlowlog == 0 {
-		s.slowlog.add(c, st.name, args, usec)
-	}
 	if s.monitors.count.Load() > 0 && flags&Admin == 0 {
 		s.monitors.feed(c, args, time.Now())
+	}
+	call := heldCall{st: st, flags: flags, args: args, dur: dur - c.blocked, failed: err != nil}
+	if c.grouped {
+		c.held = call
+		return
+	}
+	s.record(c.Client, call)
+}
+
+// heldCall is a command's run as observe records it.
+type heldCall struct {
+	st     *commandStats
+	flags  Flags
+	args   [][]byte // redcon's: valid until its next read, so only until the group commits
+	dur    time.Duration
+	failed bool
+}
+
+// record counts call in its command's counters, the latency monitor and
+// the slow log.
+func (s *Server) record(c *Client, call heldCall) {
+	usec := call.dur.Microseconds()
+	call.st.record(usec, call.failed)
+	if call.flags&Fast != 0 {
+		s.latency.observe(latencyFastCommand, call.dur)
+	} else {
+		s.latency.observe(latencyCommand, call.dur)
+	}
+	if limit := s.slowlog.threshold.Load(); limit >= 0 && usec >= limit && call.flags&SkipSlowlog == 0 {
+		s.slowlog.add(c, call.st.name, call.args, usec)
 	}
 }
 

@@ -262,6 +262,54 @@ func TestSlowlog(t *testing.T) {
 	})
 }
 
+// A command's reply waits for its write to land, so the time it waited
+// for its group's commit is part of its run in the slow log (and in INFO
+// commandstats): an INCR queued behind another client's 16 MiB write is a
+// slow INCR, though its own work took microseconds.
+func TestSlowlogCountsTheWrite(t *testing.T) {
+	p := startShale(t, shaleOpts{})
+	c := newClient(p.Addr, "")
+	defer c.Close()
+	ctx := ctxT(t)
+	do(t, c, "CONFIG", "SET", "slowlog-log-slower-than", "5000")
+	stop := make(chan struct{})
+	writerDone := make(chan error, 1)
+	go func() {
+		w := newClient(p.Addr, "")
+		defer w.Close()
+		big := strings.Repeat("x", 16<<20)
+		for i := 0; i < 40; i++ {
+			select {
+			case <-stop:
+				writerDone <- nil
+				return
+			default:
+			}
+			if err := w.Set(ctx, "big", big, 0).Err(); err != nil {
+				writerDone <- err
+				return
+			}
+		}
+		writerDone <- nil
+	}()
+	defer close(stop)
+	for {
+		select {
+		case err := <-writerDone:
+			t.Fatalf("no INCR in the slow log after 40 writes of 16 MiB beside it (writer: %v)", err)
+		default:
+		}
+		if err := c.Incr(ctx, "counter").Err(); err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range c.SlowLogGet(ctx, -1).Val() {
+			if strings.EqualFold(e.Args[0], "incr") {
+				return
+			}
+		}
+	}
+}
+
 // monitorLineRe is a MONITOR line with its time and port, which differ
 // between runs.
 var monitorLineRe = regexp.MustCompile(`^\+\d{10}\.\d{6} \[(\d+) 127\.0\.0\.1:\d+\] (.*)\r\n$`)
