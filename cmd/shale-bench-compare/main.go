@@ -5,13 +5,17 @@
 //
 // It measures, in order:
 //
-//   - throughput: redis-benchmark against each server in alternating rounds
-//     (shale, redis, ceiling, shale, redis, ceiling, ...), reporting each
-//     server's median ops/s and p50, p99 and p99.9 per test (parsed from
-//     redis-benchmark's default output, throughput.go) and Shale's ratio
-//     to each peer; when a second Shale linked with Debian's librocksdb
-//     exists (-shale-debianlib), the main tests run against it too, in the
-//     same rounds, to compare the two builds;
+//   - throughput: redis-benchmark against each server, one run per test,
+//     each test on every server in turn (shale, redis, ceiling, then the
+//     next test), in rounds, reporting each server's median ops/s, p50,
+//     p99 and p99.9 per test (parsed from redis-benchmark's default output,
+//     throughput.go), its CPU time per request (from /proc over the run)
+//     and Shale's ratio to each peer; at the end, each server's peak and
+//     current RSS. The ceiling (ceiling.go) serves the main tests'
+//     commands. When a second Shale linked with Debian's librocksdb exists
+//     (-shale-debianlib), the main tests run against it too, in the same
+//     rounds, to compare the two builds. The headlines check issue 22's
+//     targets (targets.go);
 //   - multi and publish, in the same rounds on the same Shale and Redis:
 //     transactions of 10 SETs (MULTI ... EXEC per round trip) per second,
 //     and messages delivered per second by PUBLISH to 1, 10 and 100
@@ -247,14 +251,17 @@ type results struct {
 	Started    time.Time
 	Elapsed    time.Duration
 	Throughput []throughputSample
-	Load       []throughputSample // the multi and publish runs
-	TxnWAL     *txnWALResult
-	Dels       []delSample
-	Reclaim    *reclaimResult
-	Memory     *memoryResult
-	Mixed      []mixedRun
-	ReplLag    []lagRun
-	FullSync   []fullSyncRun
+	// ThroughputMemory is each server's memory at the end of the
+	// throughput phase, in the order they started.
+	ThroughputMemory []serverMemory
+	Load             []throughputSample // the multi and publish runs
+	TxnWAL           *txnWALResult
+	Dels             []delSample
+	Reclaim          *reclaimResult
+	Memory           *memoryResult
+	Mixed            []mixedRun
+	ReplLag          []lagRun
+	FullSync         []fullSyncRun
 }
 
 func run(o options) error {
@@ -445,28 +452,38 @@ var (
 	bitcountCommand = []string{"BITCOUNT", "bench:bitmap"}
 )
 
-// workloads are the redis-benchmark invocations of one round.
+// workloads are the redis-benchmark invocations of one round, one test
+// each, in order.
 func workloads(o options) []workload {
+	var out []workload
+	for _, t := range mainTests {
+		out = append(out, workload{Test: t, Requests: o.Requests, Ceiling: true, BothBuilds: true})
+	}
+	out = append(out, workload{Name: "LRANGE_100", Requests: o.Requests, Fill: lrangeFill, Command: lrange100Command,
+		Ceiling: true, BothBuilds: true})
+	for _, t := range []string{"set", "get"} {
+		out = append(out, workload{Suffix: " -P16", Test: t, Requests: o.PipelineRequests, ExtraArgs: []string{"-P", "16"}, Ceiling: true})
+	}
+	for _, t := range []string{"set", "get"} {
+		out = append(out, workload{Suffix: " -d1024", Test: t, Requests: o.Requests, ExtraArgs: []string{"-d", "1024"}, Ceiling: true})
+	}
 	sum := sha1.Sum([]byte(evalScript))
-	return []workload{
-		{Tests: mainTests, Requests: o.Requests, BothBuilds: true},
-		{Suffix: " -P16", Tests: "set,get", Requests: o.PipelineRequests, ExtraArgs: []string{"-P", "16"}},
-		{Suffix: " -d1024", Tests: "set,get", Requests: o.Requests, ExtraArgs: []string{"-d", "1024"}},
-		{Tests: "evalsha", Requests: o.Requests, Setup: []string{"SCRIPT", "LOAD", evalScript},
+	return append(out, []workload{
+		{Requests: o.Requests, Setup: []string{"SCRIPT", "LOAD", evalScript},
 			Command: []string{"EVALSHA", hex.EncodeToString(sum[:]), "1", "key:__rand_int__", "v"}},
-		{Tests: "xadd", Requests: o.Requests, Command: xaddCommand},
-		{Suffix: " -P16", Tests: "xadd", Requests: o.PipelineRequests, ExtraArgs: []string{"-P", "16"}, Command: xaddCommand},
+		{Requests: o.Requests, Command: xaddCommand},
+		{Suffix: " -P16", Requests: o.PipelineRequests, ExtraArgs: []string{"-P", "16"}, Command: xaddCommand},
 		// A tenth as many requests: each XREADGROUP takes ten of the entries
 		// the XADD tests appended, so the reads never run dry.
-		{Tests: "xreadgroup", Requests: o.Requests / 10, Setup: xgroupSetup, Command: xreadgroupCommand},
-		{Tests: "geoadd", Requests: o.Requests, Command: geoaddCommand},
-		{Tests: "geosearch", Requests: o.Requests, Command: geosearchCommand}, // after GEOADD filled the key
-		{Tests: "pfadd", Requests: o.Requests, Command: pfaddCommand},
-		{Tests: "pfcount", Requests: o.Requests, Command: pfcountCommand}, // after PFADD filled the key
-		{Tests: "setbit", Requests: o.Requests, Command: setbitCommand},
-		{Tests: "bitfield", Requests: o.Requests, Command: bitfieldCommand},
-		{Tests: "bitcount", Requests: o.Requests, Command: bitcountCommand}, // of the 1 MiB SETBIT made
-	}
+		{Requests: o.Requests / 10, Setup: xgroupSetup, Command: xreadgroupCommand},
+		{Requests: o.Requests, Command: geoaddCommand},
+		{Requests: o.Requests, Command: geosearchCommand}, // after GEOADD filled the key
+		{Requests: o.Requests, Command: pfaddCommand},
+		{Requests: o.Requests, Command: pfcountCommand}, // after PFADD filled the key
+		{Requests: o.Requests, Command: setbitCommand},
+		{Requests: o.Requests, Command: bitfieldCommand},
+		{Requests: o.Requests, Command: bitcountCommand}, // of the 1 MiB SETBIT made
+	}...)
 }
 
 // runThroughput runs the throughput, multi and publish phases (those
@@ -502,38 +519,17 @@ func runThroughput(o options, work string, r *results) error {
 	}
 	for round := 1; round <= o.Rounds; round++ {
 		for _, w := range benchmarks {
+			// Each test runs on every server before the next test starts, so
+			// that the servers take turns at every test.
 			for _, s := range servers {
-				tests := w.Tests
-				if s.Name == debianlibServer && !w.BothBuilds {
+				if (s.Name == debianlibServer && !w.BothBuilds) || (s.Name == "ceiling" && !w.Ceiling) {
 					continue
 				}
-				if s.Name == "ceiling" {
-					if w.Command != nil {
-						continue
-					}
-					tests = "set,get" // all it serves
-				}
-				if w.Setup != nil && round == 1 {
-					args := make([]any, len(w.Setup))
-					for i, a := range w.Setup {
-						args[i] = a
-					}
-					c := newClient(s.Addr)
-					err := c.Do(context.Background(), args...).Err()
-					c.Close()
-					if err != nil {
-						return fmt.Errorf("%s: %v: %w", s.Name, w.Setup, err)
-					}
-				}
-				start := time.Now()
-				res, err := runBenchmark(o.BenchBin, s.Addr, tests, w, o.Clients, o.Keyspace)
+				sample, err := runWorkload(o, s, w, round)
 				if err != nil {
 					return err
 				}
-				logf("throughput: round %d/%d %-7s %-40s %5.1fs", round, o.Rounds, s.Name, tests+w.Suffix, time.Since(start).Seconds())
-				for _, b := range res {
-					r.Throughput = append(r.Throughput, throughputSample{Round: round, Server: s.Name, Test: b.Test + w.Suffix, benchResult: b})
-				}
+				r.Throughput = append(r.Throughput, sample)
 			}
 		}
 		for _, l := range loads(o) {
@@ -547,7 +543,75 @@ func runThroughput(o options, work string, r *results) error {
 			}
 		}
 	}
+	r.ThroughputMemory = readServerMemory(servers)
 	return nil
+}
+
+// runWorkload runs w's Setup (in the first round) and Fill on s, then w
+// itself, and measures s's CPU time over w alone.
+func runWorkload(o options, s *server, w workload, round int) (throughputSample, error) {
+	if w.Setup != nil && round == 1 {
+		args := make([]any, len(w.Setup))
+		for i, a := range w.Setup {
+			args[i] = a
+		}
+		c := newClient(s.Addr)
+		err := c.Do(context.Background(), args...).Err()
+		c.Close()
+		if err != nil {
+			return throughputSample{}, fmt.Errorf("%s: %v: %w", s.Name, w.Setup, err)
+		}
+	}
+	if w.Fill != nil {
+		if _, err := runBenchmark(o.BenchBin, s.Addr, w.fill(), o.Clients, o.Keyspace); err != nil {
+			return throughputSample{}, fmt.Errorf("%s: fill of %s: %w", s.Name, w.label(), err)
+		}
+	}
+	start := time.Now()
+	cpuBefore, err := benchhost.ProcCPUTime(s.PID)
+	if err != nil {
+		return throughputSample{}, fmt.Errorf("%s: %w", s.Name, err)
+	}
+	res, err := runBenchmark(o.BenchBin, s.Addr, w, o.Clients, o.Keyspace)
+	if err != nil {
+		return throughputSample{}, err
+	}
+	cpuAfter, err := benchhost.ProcCPUTime(s.PID)
+	if err != nil {
+		return throughputSample{}, fmt.Errorf("%s: %w", s.Name, err)
+	}
+	if len(res) != 1 {
+		return throughputSample{}, fmt.Errorf("%s: %s: %d results, want one (the server's CPU time is per invocation)", s.Name, w.label(), len(res))
+	}
+	sample := throughputSample{Round: round, Server: s.Name, Test: res[0].Test + w.Suffix, benchResult: res[0], ServerCPU: cpuAfter - cpuBefore}
+	logf("throughput: round %d/%d %-15s %-12s %5.1fs, server CPU %.1f µs/request", round, o.Rounds, s.Name, w.label(),
+		time.Since(start).Seconds(), sample.cpuMicrosPerRequest())
+	return sample, nil
+}
+
+// serverMemory is one server's memory at the end of the throughput phase.
+type serverMemory struct {
+	Server string
+	Peak   int64 // VmHWM: the most resident memory the process ever had, bytes
+	RSS    int64 // VmRSS at the end, bytes
+}
+
+// readServerMemory reads each server's peak and current RSS. A server
+// whose /proc cannot be read is logged and left out: every measurement
+// of the phase is already in.
+func readServerMemory(servers []*server) []serverMemory {
+	var out []serverMemory
+	for _, s := range servers {
+		peak, err1 := benchhost.ProcStatusBytes(s.PID, "VmHWM")
+		rss, err2 := benchhost.ProcStatusBytes(s.PID, "VmRSS")
+		if err := errors.Join(err1, err2); err != nil {
+			logf("throughput: %s: no memory figures: %v", s.Name, err)
+			continue
+		}
+		logf("throughput: %-15s peak RSS %.1f MB, RSS now %.1f MB", s.Name, float64(peak)/1e6, float64(rss)/1e6)
+		out = append(out, serverMemory{Server: s.Name, Peak: peak, RSS: rss})
+	}
+	return out
 }
 
 // load is one Go-driven test of a round.

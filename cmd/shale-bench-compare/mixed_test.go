@@ -146,27 +146,6 @@ func TestMixedReport(t *testing.T) {
 	}
 }
 
-func TestP99Headlines(t *testing.T) {
-	rows := []throughputRow{
-		{Test: "SET", P99: map[string]float64{"shale": 3, "redis": 1, "ceiling": 2}},
-		{Test: "GET", P99: map[string]float64{"shale": 4, "redis": 1, "ceiling": 2}},
-		{Test: "SET -P16", P99: map[string]float64{"shale": 9, "redis": 1, "ceiling": 2}},
-		{Test: "INCR", P99: map[string]float64{"shale": 3, "redis": 2}},
-	}
-	got := p99Headlines(rows)
-	for _, want := range []string{
-		"SET 1.50 (3.00 / 2.00 ms, met); GET 2.00 (4.00 / 2.00 ms, missed).",
-		"Shale / Redis, the plain tests the ceiling does not run: INCR 1.50.",
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("headlines lack %q:\n%s", want, got)
-		}
-	}
-	if strings.Contains(got, "-P16") {
-		t.Errorf("a pipelined test in the p99 headlines:\n%s", got)
-	}
-}
-
 // TestMixedAgainstRedis runs the mixed load, much shortened, on Redis
 // (about 10 s: the DEL window's end bounds it): the preload, the clients'
 // requests and checks, the big hash's build and DEL, and the windows.

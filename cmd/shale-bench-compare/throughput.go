@@ -10,25 +10,61 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/shaledb/shale/cmd/internal/benchhost"
 )
 
-// mainTests are redis-benchmark's -t tests of the main workload.
-const mainTests = "set,get,incr,lpush,rpush,lpop,sadd,hset,zadd,lrange_100"
+// mainTests are redis-benchmark's -t tests of the main workload, each run
+// on its own; LRANGE_100 follows them (lrangeFill, lrange100Command).
+var mainTests = []string{"set", "get", "incr", "lpush", "rpush", "lpop", "sadd", "hset", "zadd"}
 
-// workload is one redis-benchmark invocation per server and round.
+// lrangeFill and lrange100Command are redis-benchmark's LRANGE_100 test
+// without its helper. `-t lrange_100` first sends -n "LPUSH mylist xxx"
+// ("LPUSH (needed to benchmark LRANGE)") in the same invocation, whose
+// server CPU would then count as LRANGE's; the harness sends those LPUSHes
+// in an unmeasured invocation of their own first (Fill), then the very
+// command -t lrange_100 sends.
+var (
+	lrangeFill       = []string{"LPUSH", "mylist", "xxx"}
+	lrange100Command = []string{"LRANGE", "mylist", "0", "99"}
+)
+
+// workload is one redis-benchmark invocation per server and round, of one
+// test, so that the server's CPU time over the invocation is that test's.
 type workload struct {
-	Suffix    string   // appended to each test name in the report: "", " -P16", " -d1024"
-	Tests     string   // -t, for shale and redis
+	Suffix    string   // appended to the test's name in the report: "", " -P16", " -d1024"
+	Test      string   // -t, unless Command is set
 	Requests  int      // -n
 	ExtraArgs []string // -P 16, -d 1024
 	// Command, when set, is the one command redis-benchmark sends instead
-	// of -t's tests (EVALSHA), after Setup (SCRIPT LOAD) ran once on the
-	// server. The ceiling server does not run it.
+	// of a -t test (EVALSHA), after Setup (SCRIPT LOAD) ran once on the
+	// server.
 	Command, Setup []string
-	// BothBuilds: the Debian-library Shale runs it too.
-	BothBuilds bool
+	// Name, when set, names the test in the report instead of Command's
+	// first word (LRANGE_100 for "LRANGE mylist 0 99").
+	Name string
+	// Fill, when set, is a command redis-benchmark sends Requests times on
+	// the same server right before the measured invocation, unmeasured and
+	// unreported (LRANGE_100's list).
+	Fill []string
+	// Ceiling: the ceiling server runs it too (it serves the main tests'
+	// commands only). BothBuilds: the Debian-library Shale runs it too.
+	Ceiling, BothBuilds bool
+}
+
+// label names the invocation in the harness's log.
+func (w workload) label() string {
+	name := strings.ToUpper(w.Test) // as redis-benchmark names it
+	if w.Command != nil {
+		name = or(w.Name, w.Command[0])
+	}
+	return name + w.Suffix
+}
+
+// fill is the unmeasured invocation that runs before w, if w has a Fill.
+func (w workload) fill() workload {
+	return workload{Requests: w.Requests, Command: w.Fill}
 }
 
 // debianlibServer names the Debian-library Shale in the results.
@@ -36,11 +72,12 @@ const debianlibServer = "shale-debianlib"
 
 // benchResult is one test's result: its rate and latency percentiles.
 type benchResult struct {
-	Test string  // SET, GET, LRANGE_100 ...
-	RPS  float64 // requests per second
-	P50  float64 // milliseconds
-	P99  float64 // milliseconds
-	P999 float64 // milliseconds; p99.9
+	Test     string  // SET, GET, LRANGE_100 ...
+	Requests int64   // requests completed; 0 when not counted (the Go-driven loads)
+	RPS      float64 // requests per second
+	P50      float64 // milliseconds
+	P99      float64 // milliseconds
+	P999     float64 // milliseconds; p99.9
 }
 
 // parseBenchOutput parses redis-benchmark 7.0's default output (neither
@@ -128,11 +165,12 @@ func parseBenchOutput(r io.Reader) ([]benchResult, error) {
 
 // benchBlock collects one test's block of redis-benchmark output.
 type benchBlock struct {
-	title   string
-	helper  bool               // a run another test needs, not reported
-	rps     float64            // 0 until the throughput summary
-	summary map[string]float64 // the latency summary, by column name: avg, min, p50, p95, p99, max
-	points  []cumulativePoint  // both distribution sections
+	title    string
+	helper   bool               // a run another test needs, not reported
+	requests int64              // 0 until "N requests completed"
+	rps      float64            // 0 until the throughput summary
+	summary  map[string]float64 // the latency summary, by column name: avg, min, p50, p95, p99, max
+	points   []cumulativePoint  // both distribution sections
 }
 
 // cumulativePoint is one line of a distribution section: count requests
@@ -146,6 +184,11 @@ type cumulativePoint struct {
 // it, where the latency summary's values follow its column names.
 func (b *benchBlock) parseLine(line string, next []string) error {
 	switch {
+	case strings.Contains(line, " requests completed in "):
+		// 100000 requests completed in 2.01 seconds (-P 16 can overshoot -n)
+		if _, err := fmt.Sscanf(line, "%d requests completed", &b.requests); err != nil {
+			return fmt.Errorf("bad line %q: %w", line, err)
+		}
 	case strings.HasPrefix(line, "throughput summary:"):
 		f := strings.Fields(line)
 		if len(f) < 3 {
@@ -186,9 +229,12 @@ func (b *benchBlock) parseLine(line string, next []string) error {
 
 // result is the block's benchResult; an error when a part is missing.
 func (b *benchBlock) result() (benchResult, error) {
-	res := benchResult{Test: strings.Fields(b.title + " ?")[0], RPS: b.rps}
+	res := benchResult{Test: strings.Fields(b.title + " ?")[0], Requests: b.requests, RPS: b.rps}
 	if b.rps == 0 {
 		return res, errors.New("no throughput summary")
+	}
+	if b.requests == 0 {
+		return res, errors.New("no count of requests completed")
 	}
 	var ok50, ok99 bool
 	res.P50, ok50 = b.summary["p50"]
@@ -224,13 +270,14 @@ func percentileOfPoints(points []cumulativePoint, p float64) (float64, error) {
 	return best, nil
 }
 
-// runBenchmark runs redis-benchmark once against addr and parses its output.
-func runBenchmark(bin, addr string, tests string, w workload, clients, keyspace int) ([]benchResult, error) {
+// runBenchmark runs redis-benchmark once against addr and parses its
+// output, naming the test w.Name when set.
+func runBenchmark(bin, addr string, w workload, clients, keyspace int) ([]benchResult, error) {
 	host, port, _ := strings.Cut(addr, ":")
 	args := []string{"-h", host, "-p", port, "-c", strconv.Itoa(clients), "-r", strconv.Itoa(keyspace),
 		"-n", strconv.Itoa(w.Requests)}
 	if w.Command == nil {
-		args = append(args, "-t", tests)
+		args = append(args, "-t", w.Test)
 	}
 	args = append(args, w.ExtraArgs...)
 	args = append(args, w.Command...)
@@ -244,6 +291,11 @@ func runBenchmark(bin, addr string, tests string, w workload, clients, keyspace 
 	if err != nil {
 		return nil, fmt.Errorf("%v: %w\nstderr: %s", cmd.Args, err, stderr.String())
 	}
+	if w.Name != "" {
+		for i := range res {
+			res[i].Test = w.Name
+		}
+	}
 	return res, nil
 }
 
@@ -253,44 +305,61 @@ type throughputSample struct {
 	Server string
 	Test   string // with the workload's suffix
 	benchResult
+	// ServerCPU is the server process's CPU time (user and system, all
+	// threads) over the invocation; 0 when not measured.
+	ServerCPU time.Duration
+}
+
+// cpuMicrosPerRequest is the server's CPU time per request completed, in
+// microseconds; 0 when not measured.
+func (s throughputSample) cpuMicrosPerRequest() float64 {
+	if s.ServerCPU == 0 || s.Requests == 0 {
+		return 0
+	}
+	return float64(s.ServerCPU.Nanoseconds()) / 1e3 / float64(s.Requests)
 }
 
 // throughputRow summarizes one test: each server's medians over the
-// rounds of its ops/s and of each latency percentile.
+// rounds of its ops/s, of each latency percentile and of its CPU time per
+// request.
 type throughputRow struct {
 	Test           string
 	Median         map[string]float64 // ops/s by server name; missing when it did not run
 	P50, P99, P999 map[string]float64 // milliseconds, by server name
+	CPU            map[string]float64 // server CPU µs per request, by server name; missing when not measured
 }
 
 // summarizeThroughput takes each server's medians over rounds, per test,
 // in the order tests first appeared.
 func summarizeThroughput(samples []throughputSample) []throughputRow {
 	var order []string
-	byTest := map[string]map[string][]benchResult{}
+	byTest := map[string]map[string][]throughputSample{}
 	for _, s := range samples {
 		if byTest[s.Test] == nil {
-			byTest[s.Test] = map[string][]benchResult{}
+			byTest[s.Test] = map[string][]throughputSample{}
 			order = append(order, s.Test)
 		}
-		byTest[s.Test][s.Server] = append(byTest[s.Test][s.Server], s.benchResult)
+		byTest[s.Test][s.Server] = append(byTest[s.Test][s.Server], s)
 	}
 	rows := make([]throughputRow, 0, len(order))
 	for _, test := range order {
 		row := throughputRow{Test: test, Median: map[string]float64{},
-			P50: map[string]float64{}, P99: map[string]float64{}, P999: map[string]float64{}}
-		for srv, results := range byTest[test] {
-			of := func(field func(benchResult) float64) float64 {
-				v := make([]float64, len(results))
-				for i, res := range results {
-					v[i] = field(res)
+			P50: map[string]float64{}, P99: map[string]float64{}, P999: map[string]float64{}, CPU: map[string]float64{}}
+		for srv, runs := range byTest[test] {
+			of := func(field func(throughputSample) float64) float64 {
+				v := make([]float64, len(runs))
+				for i, run := range runs {
+					v[i] = field(run)
 				}
 				return median(v)
 			}
-			row.Median[srv] = of(func(b benchResult) float64 { return b.RPS })
-			row.P50[srv] = of(func(b benchResult) float64 { return b.P50 })
-			row.P99[srv] = of(func(b benchResult) float64 { return b.P99 })
-			row.P999[srv] = of(func(b benchResult) float64 { return b.P999 })
+			row.Median[srv] = of(func(s throughputSample) float64 { return s.RPS })
+			row.P50[srv] = of(func(s throughputSample) float64 { return s.P50 })
+			row.P99[srv] = of(func(s throughputSample) float64 { return s.P99 })
+			row.P999[srv] = of(func(s throughputSample) float64 { return s.P999 })
+			if cpu := of(throughputSample.cpuMicrosPerRequest); cpu > 0 {
+				row.CPU[srv] = cpu
+			}
 		}
 		rows = append(rows, row)
 	}

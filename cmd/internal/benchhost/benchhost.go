@@ -7,6 +7,7 @@
 package benchhost
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -14,6 +15,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Machine describes the machine and the software of a run.
@@ -108,6 +110,52 @@ func ProcStatusBytes(pid int, field string) (int64, error) {
 		return kb << 10, err
 	}
 	return 0, fmt.Errorf("/proc/%d/status: no %s", pid, field)
+}
+
+// clockTicksPerSecond is the unit of the CPU times in /proc/PID/stat:
+// USER_HZ, what `getconf CLK_TCK` prints, which the kernel fixes at 100 on
+// every architecture Go runs Linux on, whatever its internal HZ.
+const clockTicksPerSecond = 100
+
+// ProcCPUTime is the CPU time process pid has used so far, in user and
+// kernel mode together (utime + stime of /proc/PID/stat), all its threads
+// included, those that have exited too. Its resolution is one clock tick,
+// 10 ms: measure intervals of seconds.
+func ProcCPUTime(pid int) (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	ticks, err := parseStatCPUTicks(string(b))
+	if err != nil {
+		return 0, fmt.Errorf("/proc/%d/stat: %w", pid, err)
+	}
+	return time.Duration(ticks) * time.Second / clockTicksPerSecond, nil
+}
+
+// parseStatCPUTicks returns utime + stime, fields 14 and 15 of a
+// /proc/PID/stat line, in clock ticks. The second field, the command name
+// in parentheses, may itself hold spaces and parentheses, so the fields
+// are counted from the last ')'.
+func parseStatCPUTicks(stat string) (int64, error) {
+	i := strings.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0, errors.New("no command name")
+	}
+	f := strings.Fields(stat[i+1:]) // f[0] is field 3, the state
+	const utime, stime = 14 - 3, 15 - 3
+	if len(f) <= stime {
+		return 0, fmt.Errorf("%d fields after the command name, want more than %d", len(f), stime)
+	}
+	var sum int64
+	for _, s := range []string{f[utime], f[stime]} {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return 0, err
+		}
+		sum += n
+	}
+	return sum, nil
 }
 
 // CmdOutput runs a command and returns its trimmed output, or "?".
