@@ -151,7 +151,7 @@ type Storage struct {
 // [rocksdb.score] overrides them for that one column family.
 type RocksDB struct {
 	// BlockCacheBytes is the size of the LRU block cache shared by all column
-	// families. Default 256 MiB (docs/OPERATIONS.md,
+	// families. Default 16 MiB (docs/OPERATIONS.md,
 	// "Memory: where it goes", says how to size it to the data); 0 caches
 	// nothing.
 	BlockCacheBytes ByteSize `toml:"block_cache_bytes"`
@@ -470,7 +470,7 @@ func Default() Config {
 			SubkeyCacheBytes:   8 * MiB,
 		},
 		RocksDB: RocksDB{
-			BlockCacheBytes:                 256 * MiB,
+			BlockCacheBytes:                 16 * MiB,
 			WriteBufferBytes:                64 * MiB,
 			MaxWriteBufferNumber:            4,
 			MinWriteBufferNumberToMerge:     1,

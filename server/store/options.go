@@ -200,6 +200,16 @@ func (o *rocksOptions) cfOptions(cf CF, r conf.RocksDB, eff conf.CFOptions) (*gr
 	}
 	table.SetCacheIndexAndFilterBlocks(true)
 	table.SetPinL0FilterAndIndexBlocksInCache(true)
+	// Indexes and filters are partitioned (4 KiB partitions under a pinned
+	// top level), so a lookup brings a few KiB of them into the block cache
+	// rather than a file's whole filter, a MiB and more for a 64 MiB file.
+	// With whole filters a small cache thrashes once the SST files outgrow
+	// it: at 16 MiB, pipelined MSET loads fell from 0.5 s to 30 s a
+	// pipeline past a million keys (issue 22).
+	table.SetIndexType(grocksdb.KTwoLevelIndexSearchIndexType)
+	table.SetPartitionFilters(true)
+	table.SetPinTopLevelIndexAndFilter(true)
+	table.SetMetadataBlockSize(4096)
 	table.SetFormatVersion(5)
 	opts.SetBlockBasedTableFactory(table)
 	return opts, nil

@@ -122,3 +122,24 @@ func TestApplyBlobOptions(t *testing.T) {
 		t.Fatalf("after turning them off, %d column families have blob files, want 0", n)
 	}
 }
+
+// TestPartitionedIndexAndFilters: every column family's tables have a
+// two-level index and partitioned filters with their top level pinned, so a
+// small block cache holds the partitions lookups use rather than thrashing
+// on whole-file filters (rocksOptions.cfOptions).
+func TestPartitionedIndexAndFilters(t *testing.T) {
+	cfg := conf.Default()
+	cfg.Storage.Dir = t.TempDir()
+	st, err := Open(cfg, zerolog.New(zerolog.NewTestWriter(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	opts := newestOptionsFile(t, cfg.Storage.Dir)
+	for _, want := range []string{"index_type=kTwoLevelIndexSearch\n", "partition_filters=true\n",
+		"pin_top_level_index_and_filter=true\n", "metadata_block_size=4096\n"} {
+		if n := strings.Count(opts, want); n != int(numCFs) {
+			t.Errorf("%d column families have %q, want %d", n, strings.TrimSpace(want), numCFs)
+		}
+	}
+}
