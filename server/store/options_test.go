@@ -34,14 +34,9 @@ func TestCompressionOption(t *testing.T) {
 // OPTIONS file shows.
 func TestApplyOptionsRollsBack(t *testing.T) {
 	cfg := conf.Default()
-	cfg.Storage.Dir = t.TempDir()
 	// No per-column-family overrides: every column family follows [rocksdb].
 	cfg.RocksDB.Metadata, cfg.RocksDB.Subkey, cfg.RocksDB.Score = conf.CFOverride{}, conf.CFOverride{}, conf.CFOverride{}
-	st, err := Open(cfg, zerolog.New(zerolog.NewTestWriter(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st, cfg := openDefaultStore(t, cfg)
 	old := cfg.RocksDB
 	writeBuffers := func(r conf.RocksDB) int {
 		return strings.Count(newestOptionsFile(t, cfg.Storage.Dir),
@@ -61,13 +56,26 @@ func TestApplyOptionsRollsBack(t *testing.T) {
 	bad := next
 	bad.WriteBufferBytes = old.WriteBufferBytes * 3
 	bad.Score.Compression = []string{"bogus"}
-	err = st.ApplyOptions(next, bad)
+	err := st.ApplyOptions(next, bad)
 	if err == nil || !strings.Contains(err.Error(), "score") {
 		t.Fatalf("ApplyOptions = %v, want the score column family's refusal", err)
 	}
 	if n := writeBuffers(next); n != int(numCFs) {
 		t.Fatalf("after the refusal, %d column families have the previous write buffer size, want %d", n, numCFs)
 	}
+}
+
+// openDefaultStore opens a store of cfg in a new directory, closed at the
+// test's end, and returns it with cfg as opened.
+func openDefaultStore(t *testing.T, cfg conf.Config) (*Store, conf.Config) {
+	t.Helper()
+	cfg.Storage.Dir = t.TempDir()
+	st, err := Open(cfg, zerolog.New(zerolog.NewTestWriter(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st, cfg
 }
 
 // newestOptionsFile is the text of the OPTIONS file RocksDB wrote last
@@ -93,13 +101,7 @@ func newestOptionsFile(t *testing.T, dir string) string {
 // TestApplyBlobOptions: blob files turn on and off at runtime, in the
 // column family whose override changed only.
 func TestApplyBlobOptions(t *testing.T) {
-	cfg := conf.Default()
-	cfg.Storage.Dir = t.TempDir()
-	st, err := Open(cfg, zerolog.New(zerolog.NewTestWriter(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st, cfg := openDefaultStore(t, conf.Default())
 	blobCFs := func() int { return strings.Count(newestOptionsFile(t, cfg.Storage.Dir), "enable_blob_files=true\n") }
 	if n := blobCFs(); n != 0 {
 		t.Fatalf("%d column families opened with blob files, want 0", n)
@@ -128,13 +130,7 @@ func TestApplyBlobOptions(t *testing.T) {
 // small block cache holds the partitions lookups use rather than thrashing
 // on whole-file filters (rocksOptions.cfOptions).
 func TestPartitionedIndexAndFilters(t *testing.T) {
-	cfg := conf.Default()
-	cfg.Storage.Dir = t.TempDir()
-	st, err := Open(cfg, zerolog.New(zerolog.NewTestWriter(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	_, cfg := openDefaultStore(t, conf.Default())
 	opts := newestOptionsFile(t, cfg.Storage.Dir)
 	for _, want := range []string{"index_type=kTwoLevelIndexSearch\n", "partition_filters=true\n",
 		"pin_top_level_index_and_filter=true\n", "metadata_block_size=4096\n"} {
