@@ -140,7 +140,9 @@ func run(o options) error {
 
 	vals := newValues(1)
 	loaded := 0
-	var loadPerKey float64  // seconds of load (both servers) per key added at the last size
+	// Seconds of each server's load per key added at the last size: a size
+	// Redis no longer runs at costs Shale's load alone.
+	var shaleLoadPerKey, redisLoadPerKey float64
 	var otherPerKey float64 // seconds of the rest (settle, SAVE, restarts) per key at the last size
 	// The data grows with the keys; the WAL archive holds the last
 	// replication.wal_retention of writes, so the largest seen stands for it.
@@ -179,6 +181,10 @@ func run(o options) error {
 		if err != nil {
 			return err
 		}
+		loadPerKey := shaleLoadPerKey
+		if rds != nil {
+			loadPerKey += redisLoadPerKey
+		}
 		plan := sizePlan{Keys: keys, Loaded: loaded, LoadPerKey: loadPerKey, OtherPerKey: otherPerKey, Tests: testTime(servers),
 			Left: time.Until(deadline), MaxTime: o.MaxTime, DiskPerKey: diskPerKey, RDBPerKey: rdbPerKey,
 			Archive: archive, Used: used, Free: free}
@@ -198,13 +204,15 @@ func run(o options) error {
 		if err != nil {
 			return fmt.Errorf("%d keys: %w", keys, err)
 		}
+		added := float64(keys - loaded)
 		loadSeconds := sr.Shale.LoadSeconds()
+		shaleLoadPerKey = sr.Shale.LoadSeconds() / added
 		if sr.Redis != nil {
 			loadSeconds += sr.Redis.LoadSeconds()
+			redisLoadPerKey = sr.Redis.LoadSeconds() / added
 			rdbPerKey = float64(sr.Redis.DiskBytes) / float64(keys)
 			redisMemPerKey = float64(sr.Redis.UsedMemory) / float64(keys)
 		}
-		loadPerKey = loadSeconds / float64(keys-loaded)
 		otherPerKey = max(0, sr.Elapsed.Seconds()-loadSeconds-testTime(servers).Seconds()) / float64(keys)
 		diskPerKey = float64(sr.Shale.DiskBytes-sr.Shale.ArchiveBytes) / float64(keys)
 		archive = max(archive, sr.Shale.ArchiveBytes)
