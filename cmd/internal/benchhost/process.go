@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -32,7 +34,17 @@ var started struct {
 // stderr going to out. The process dies with the harness, and StopAll stops
 // it.
 func Start(name string, argv []string, dir string, out io.Writer) (*Process, error) {
-	cmd := exec.Command(argv[0], argv[1:]...)
+	bin := argv[0]
+	if strings.Contains(bin, "/") && !filepath.IsAbs(bin) {
+		// A path relative to the harness's directory, not to dir: the
+		// Makefile passes bin/shale-server.
+		abs, err := filepath.Abs(bin)
+		if err != nil {
+			return nil, fmt.Errorf("start %s: %w", name, err)
+		}
+		bin = abs
+	}
+	cmd := exec.Command(bin, argv[1:]...)
 	cmd.Dir = dir
 	// One writer for both: os/exec then never writes to it from two
 	// goroutines at once.
