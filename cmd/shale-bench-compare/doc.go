@@ -110,8 +110,9 @@ func benchmarksDoc(r *results, tables string, plots map[string]string, plotDir s
 		w("  round, the harness reads each server's\n")
 	}
 	w("  VmHWM (its peak RSS) and VmRSS from /proc/PID/status. Issue 22 measured peak RSS after\n")
-	w("  the redis-benchmark tests of its table; this phase runs more on the same servers, so\n")
-	w("  its peak is at least as strict a measure. MB are 10^6 bytes, as in the issue.\n")
+	w("  the redis-benchmark tests of its table, which this phase runs with others; so a fresh\n")
+	w("  Shale then runs those tests alone (the ones the ceiling runs), in as many rounds, and its\n")
+	w("  VmHWM is what the memory target is checked against. MB are 10^6 bytes, as in the issue.\n")
 	w("- **Targets (issue 22).** Shale / ceiling at or above Kvrocks / ceiling for each plain test\n")
 	w("  of the issue's table (Kvrocks 2.10.1's ratios as the issue measured them: Kvrocks is not\n")
 	w("  installed here), SET and GET with `-P 16` at least %.1f of the ceiling, each plain test's\n", pipelinedTargetToCeiling)

@@ -254,14 +254,17 @@ type results struct {
 	// ThroughputMemory is each server's memory at the end of the
 	// throughput phase, in the order they started.
 	ThroughputMemory []serverMemory
-	Load             []throughputSample // the multi and publish runs
-	TxnWAL           *txnWALResult
-	Dels             []delSample
-	Reclaim          *reclaimResult
-	Memory           *memoryResult
-	Mixed            []mixedRun
-	ReplLag          []lagRun
-	FullSync         []fullSyncRun
+	// IssueRunMemory is a fresh Shale's memory after the issue's tests
+	// alone (runIssueRunMemory); nil when the throughput phase did not run.
+	IssueRunMemory *serverMemory
+	Load           []throughputSample // the multi and publish runs
+	TxnWAL         *txnWALResult
+	Dels           []delSample
+	Reclaim        *reclaimResult
+	Memory         *memoryResult
+	Mixed          []mixedRun
+	ReplLag        []lagRun
+	FullSync       []fullSyncRun
 }
 
 func run(o options) error {
@@ -287,6 +290,11 @@ func run(o options) error {
 
 	if o.Phases["throughput"] || o.Phases["multi"] || o.Phases["publish"] {
 		if err := runThroughput(o, work, r); err != nil {
+			return err
+		}
+	}
+	if o.Phases["throughput"] {
+		if err := runIssueRunMemory(o, work, r); err != nil {
 			return err
 		}
 	}
@@ -587,6 +595,37 @@ func runWorkload(o options, s *server, w workload, round int) (throughputSample,
 	logf("throughput: round %d/%d %-15s %-12s %5.1fs, server CPU %.1f µs/request", round, o.Rounds, s.Name, w.label(),
 		time.Since(start).Seconds(), sample.cpuMicrosPerRequest())
 	return sample, nil
+}
+
+// runIssueRunMemory measures issue 22's memory target on its own workload:
+// a fresh Shale runs the tests the issue's table has (those the ceiling
+// runs: the main tests, SET and GET with -P 16 and with -d 1024), in as
+// many rounds as the throughput phase, and nothing else; then its peak RSS
+// is read. The throughput phase's Shale also ran the other tests (scripts,
+// streams, geo, bitmaps, transactions, publish), which the issue's peer
+// never ran.
+func runIssueRunMemory(o options, work string, r *results) error {
+	logf("memory of the issue's run: starting a fresh shale")
+	shale, err := startShale(o, work, "shale-issue-run", "")
+	if err != nil {
+		return err
+	}
+	defer shale.Stop()
+	for round := 1; round <= o.Rounds; round++ {
+		for _, w := range workloads(o) {
+			if !w.Ceiling {
+				continue
+			}
+			if _, err := runWorkload(o, shale, w, round); err != nil {
+				return err
+			}
+		}
+	}
+	mem := readServerMemory([]*server{shale})
+	if len(mem) == 1 {
+		r.IssueRunMemory = &mem[0]
+	}
+	return nil
 }
 
 // serverMemory is one server's memory at the end of the throughput phase.

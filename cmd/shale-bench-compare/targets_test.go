@@ -76,6 +76,13 @@ func TestTargetHeadlines(t *testing.T) {
 		t.Errorf("%d target lines, want 4:\n%s", got, h)
 	}
 
+	// A fresh server's figure after the issue's tests alone takes precedence.
+	r.IssueRunMemory = &serverMemory{Server: "shale", Peak: 200e6, RSS: 190e6}
+	if h := targetHeadlines(r); !strings.Contains(h, "(10^6 bytes)**: met: 200.0 MB (VmHWM of a fresh server after the issue's tests alone, met).") {
+		t.Errorf("the issue's run's memory is not the one checked:\n%s", h)
+	}
+	r.IssueRunMemory = nil
+
 	r.Env.ReleaseRocksDB = true
 	r.ThroughputMemory = r.ThroughputMemory[:1]
 	h = targetHeadlines(r)
