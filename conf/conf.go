@@ -471,7 +471,7 @@ func Default() Config {
 		},
 		RocksDB: RocksDB{
 			BlockCacheBytes:                 16 * MiB,
-			WriteBufferBytes:                64 * MiB,
+			WriteBufferBytes:                32 * MiB,
 			MaxWriteBufferNumber:            4,
 			MinWriteBufferNumberToMerge:     1,
 			MaxBackgroundJobs:               4,

@@ -461,7 +461,7 @@ func TestEffective(t *testing.T) {
 	size := func(n ByteSize) *ByteSize { return &n }
 	boolPtr := func(b bool) *bool { return &b }
 	inherited := CFOptions{
-		WriteBufferBytes:            64 * MiB,
+		WriteBufferBytes:            32 * MiB,
 		MaxWriteBufferNumber:        4,
 		MinWriteBufferNumberToMerge: 1,
 		TargetFileSizeBytes:         64 * MiB,
