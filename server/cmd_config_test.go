@@ -30,7 +30,7 @@ func TestConfigGetSet(t *testing.T) {
 		{[]any{"CONFIG", "GET", "appendonly"}, []any{"appendonly", "yes"}},
 		{[]any{"CONFIG", "GET", "timeout"}, []any{"timeout", "0"}},
 		{[]any{"CONFIG", "GET", "requirepass"}, []any{"requirepass", ""}},
-		{[]any{"CONFIG", "GET", "rocksdb.write_buffer_bytes"}, []any{"rocksdb.write_buffer_bytes", "67108864"}},
+		{[]any{"CONFIG", "GET", "rocksdb.write_buffer_bytes"}, []any{"rocksdb.write_buffer_bytes", "33554432"}},
 		{[]any{"CONFIG", "GET", "rocksdb.compression"}, []any{"rocksdb.compression", "no no lz4 lz4 lz4 zstd zstd"}},
 		{[]any{"CONFIG", "GET", "rocksdb.subkey.write_buffer_bytes"}, []any{"rocksdb.subkey.write_buffer_bytes", ""}},
 		{[]any{"CONFIG", "GET", "compaction.reclaim_delay"}, []any{"compaction.reclaim_delay", "1s"}},

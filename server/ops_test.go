@@ -177,7 +177,7 @@ func TestConfigRewrite(t *testing.T) {
 	runScript(t, c, []step{{[]any{"CONFIG", "REWRITE"}, wantErr("ERR The server is running without a config file")}})
 	s.SetConfigFile(path)
 	runScript(t, c, []step{
-		{[]any{"CONFIG", "SET", "timeout", "30", "rocksdb.write_buffer_bytes", "32MiB", "loglevel", "info"}, "OK"},
+		{[]any{"CONFIG", "SET", "timeout", "30", "rocksdb.write_buffer_bytes", "48MiB", "loglevel", "info"}, "OK"},
 		{[]any{"CONFIG", "REWRITE"}, "OK"},
 	})
 	got, err := os.ReadFile(path)
@@ -189,7 +189,7 @@ func TestConfigRewrite(t *testing.T) {
 	for _, want := range []string{
 		"# my settings\n[server]\n# the password\nrequirepass = \"\"\ntimeout = \"30s\" # idle\n",
 		"[rocksdb]\n",
-		"write_buffer_bytes = \"32MiB\"\n",
+		"write_buffer_bytes = \"48MiB\"\n",
 		"port = 0\n",
 	} {
 		if !strings.Contains(string(got), want) {
