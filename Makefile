@@ -120,7 +120,7 @@ rocksdb-release: deps-run
 # bench-compare runs cmd/shale-bench-compare: redis-benchmark against Shale,
 # redis-server and an in-memory Go ceiling in alternating rounds, big-key DEL
 # timings, the disk reclaim timeline and RSS against the memory budget. It
-# rewrites docs/BENCHMARKS.md and docs/bench/ (about 20 minutes);
+# rewrites docs/BENCHMARKS.md and docs/bench/ (about 25 minutes);
 # BENCHFLAGS=-quick is a few minutes and writes to bin/bench-quick/ instead.
 # It measures the build users should run: it builds the release library first
 # when it is missing (rocksdb-release), links bin/shale-server with it, and
