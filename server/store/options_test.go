@@ -36,7 +36,7 @@ func TestApplyOptionsRollsBack(t *testing.T) {
 	cfg := conf.Default()
 	// No per-column-family overrides: every column family follows [rocksdb].
 	cfg.RocksDB.Metadata, cfg.RocksDB.Subkey, cfg.RocksDB.Score = conf.CFOverride{}, conf.CFOverride{}, conf.CFOverride{}
-	st, cfg := openDefaultStore(t, cfg)
+	st, cfg := openTestStore(t, cfg)
 	old := cfg.RocksDB
 	writeBuffers := func(r conf.RocksDB) int {
 		return strings.Count(newestOptionsFile(t, cfg.Storage.Dir),
@@ -65,9 +65,9 @@ func TestApplyOptionsRollsBack(t *testing.T) {
 	}
 }
 
-// openDefaultStore opens a store of cfg in a new directory, closed at the
-// test's end, and returns it with cfg as opened.
-func openDefaultStore(t *testing.T, cfg conf.Config) (*Store, conf.Config) {
+// openTestStore opens a store of cfg in a new directory, closed at the
+// test's end, and returns it with cfg as opened (its Storage.Dir set).
+func openTestStore(t *testing.T, cfg conf.Config) (*Store, conf.Config) {
 	t.Helper()
 	cfg.Storage.Dir = t.TempDir()
 	st, err := Open(cfg, zerolog.New(zerolog.NewTestWriter(t)))
@@ -101,7 +101,7 @@ func newestOptionsFile(t *testing.T, dir string) string {
 // TestApplyBlobOptions: blob files turn on and off at runtime, in the
 // column family whose override changed only.
 func TestApplyBlobOptions(t *testing.T) {
-	st, cfg := openDefaultStore(t, conf.Default())
+	st, cfg := openTestStore(t, conf.Default())
 	blobCFs := func() int { return strings.Count(newestOptionsFile(t, cfg.Storage.Dir), "enable_blob_files=true\n") }
 	if n := blobCFs(); n != 0 {
 		t.Fatalf("%d column families opened with blob files, want 0", n)
@@ -130,7 +130,7 @@ func TestApplyBlobOptions(t *testing.T) {
 // small block cache holds the partitions lookups use rather than thrashing
 // on whole-file filters (rocksOptions.cfOptions).
 func TestPartitionedIndexAndFilters(t *testing.T) {
-	_, cfg := openDefaultStore(t, conf.Default())
+	_, cfg := openTestStore(t, conf.Default())
 	opts := newestOptionsFile(t, cfg.Storage.Dir)
 	for _, want := range []string{"index_type=kTwoLevelIndexSearch\n", "partition_filters=true\n",
 		"pin_top_level_index_and_filter=true\n", "metadata_block_size=4096\n"} {

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/rs/zerolog"
-
 	"github.com/shaledb/shale/conf"
 )
 
@@ -15,13 +13,8 @@ import (
 // record in the overlay; a batch that read nothing failed is written.
 func TestQueueFailsReadersOfFailedWrites(t *testing.T) {
 	cfg := conf.Default()
-	cfg.Storage.Dir = t.TempDir()
 	cfg.RocksDB.BlockCacheBytes = 8 << 20
-	s, err := Open(cfg, zerolog.New(zerolog.NewTestWriter(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s, _ := openTestStore(t, cfg)
 
 	// A first write takes ticket 1; the test then marks it failed, as the
 	// leader does when RocksDB refuses a write.

@@ -4,8 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rs/zerolog"
-
 	"github.com/shaledb/shale/conf"
 )
 
@@ -64,13 +62,8 @@ func TestParseStallSeconds(t *testing.T) {
 // for ever), and the database's dump has a cumulative stall time.
 func TestWriteStallsFromRocksDB(t *testing.T) {
 	cfg := conf.Default()
-	cfg.Storage.Dir = t.TempDir()
 	cfg.RocksDB.BlockCacheBytes = 8 << 20
-	s, err := Open(cfg, zerolog.New(zerolog.NewTestWriter(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s, _ := openTestStore(t, cfg)
 	for _, cf := range AllCFs() {
 		dump := s.Property(cf, "rocksdb.cfstats-no-file-histogram")
 		_, line, found := strings.Cut(dump, "Stalls(count): ")
