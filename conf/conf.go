@@ -118,6 +118,13 @@ type Server struct {
 	// collections (CPU). Default 50; at least 10. The GOGC environment
 	// variable, when set, takes precedence.
 	GoGCPercent int `toml:"go_gc_percent"`
+	// GoMaxProcs is Go's GOMAXPROCS: how many threads may run Go code at
+	// once (RocksDB's own threads and calls into it are not counted).
+	// Default 0, Go's default: the CPUs the process may use. On a machine
+	// whose clients share its few cores, fewer can serve more
+	// (docs/LATENCY.md). At least 0. The GOMAXPROCS environment variable,
+	// when set, takes precedence.
+	GoMaxProcs int `toml:"go_max_procs"`
 }
 
 // Storage is the [storage] section: where the data lives and how durable
@@ -416,6 +423,10 @@ type Metrics struct {
 	// nothing. A bare port ("9121" or ":9121") listens on 127.0.0.1 only;
 	// give a host ("0.0.0.0:9121") to listen elsewhere.
 	Addr string `toml:"addr"`
+	// Pprof also serves Go's profiles and execution trace at /debug/pprof/
+	// on Addr (net/http/pprof), for finding where CPU and latency go.
+	// Default false; needs Addr.
+	Pprof bool `toml:"pprof"`
 }
 
 // ListenAddr is Addr with a bare port bound to loopback; "" when metrics

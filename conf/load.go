@@ -62,6 +62,7 @@ func (c *Config) Validate() error {
 	v.intRange("server.databases", s.Databases, 1, 65536)
 	v.intMin("server.maxclients", s.MaxClients, 1)
 	v.intMin("server.go_gc_percent", s.GoGCPercent, 10)
+	v.intMin("server.go_max_procs", s.GoMaxProcs, 0)
 	v.nonNegativeDuration("server.timeout", s.Timeout)
 	v.nonNegativeDuration("server.tcp_keepalive", s.TCPKeepalive)
 	v.intMin("server.slowlog_max_len", s.SlowlogMaxLen, 0)
@@ -169,6 +170,8 @@ func (c *Config) Validate() error {
 		} else if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
 			v.add("metrics.addr", fmt.Sprintf("%q has no valid port (0..65535)", c.Metrics.Addr))
 		}
+	} else if c.Metrics.Pprof {
+		v.add("metrics.pprof", "needs metrics.addr, the address to serve the profiles on")
 	}
 
 	return errors.Join(v.errs...)

@@ -372,6 +372,7 @@ var configParams = slices.Concat(
 		field("server.pubsub_output_buffer_soft_time", "server.pubsub_output_buffer_soft_time", durationValue, func(c *conf.Config) *conf.Duration { return &c.Server.PubsubOutputBufferSoftTime }, live),
 		{name: "client-output-buffer-limit", get: formatOutputLimits, set: parseOutputLimits},
 		field("server.go_gc_percent", "server.go_gc_percent", intValue, func(c *conf.Config) *int { return &c.Server.GoGCPercent }, restart),
+		field("server.go_max_procs", "server.go_max_procs", intValue, func(c *conf.Config) *int { return &c.Server.GoMaxProcs }, restart),
 
 		field("dir", "storage.dir", stringValue, func(c *conf.Config) *string { return &c.Storage.Dir }, restart),
 		field("storage.sync_writes", "storage.sync_writes", boolValue, func(c *conf.Config) *bool { return &c.Storage.SyncWrites }, restart),
@@ -415,6 +416,7 @@ var configParams = slices.Concat(
 		field("logfile", "log.file", stringValue, func(c *conf.Config) *string { return &c.Log.File }, restart),
 
 		field("metrics.addr", "metrics.addr", stringValue, func(c *conf.Config) *string { return &c.Metrics.Addr }, restart),
+		field("metrics.pprof", "metrics.pprof", boolValue, func(c *conf.Config) *bool { return &c.Metrics.Pprof }, restart),
 	},
 	encodingParams,
 	redisPersistenceParams,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	httppprof "net/http/pprof"
 	"strconv"
 	"time"
 
@@ -31,8 +32,9 @@ type metricsServer struct {
 	done chan struct{}
 }
 
-// startMetrics serves /metrics on addr.
-func (s *Server) startMetrics(addr string) (*metricsServer, error) {
+// startMetrics serves /metrics on addr, and Go's profiles at /debug/pprof/
+// with pprof.
+func (s *Server) startMetrics(addr string, pprof bool) (*metricsServer, error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(
 		collectors.NewGoCollector(),
@@ -41,6 +43,16 @@ func (s *Server) startMetrics(addr string) (*metricsServer, error) {
 	)
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	if pprof {
+		// The index links every named profile (heap, goroutine, ...),
+		// which it serves itself; profile, trace, cmdline and symbol
+		// have handlers of their own.
+		mux.HandleFunc("/debug/pprof/", httppprof.Index)
+		mux.HandleFunc("/debug/pprof/cmdline", httppprof.Cmdline)
+		mux.HandleFunc("/debug/pprof/profile", httppprof.Profile)
+		mux.HandleFunc("/debug/pprof/symbol", httppprof.Symbol)
+		mux.HandleFunc("/debug/pprof/trace", httppprof.Trace)
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("server: metrics listen %s: %w", addr, err)

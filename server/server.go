@@ -124,7 +124,7 @@ func Start(cfg conf.Config, log zerolog.Logger) (*Server, error) {
 	s.statsStop = make(chan struct{})
 	go s.stats.runSampler(s.statsStop)
 	if a := cfg.Metrics.ListenAddr(); a != "" {
-		if s.metrics, err = s.startMetrics(a); err != nil {
+		if s.metrics, err = s.startMetrics(a, cfg.Metrics.Pprof); err != nil {
 			close(s.statsStop)
 			ln.Close()
 			st.Close()

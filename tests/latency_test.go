@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -135,4 +136,25 @@ func TestLatencyExpireCycle(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// TestGoRuntimeFromConfig starts Shale with server.go_max_procs and
+// server.go_gc_percent set and reads the values in effect from INFO: the
+// Go runtime takes both from the configuration file, unless the
+// environment sets GOMAXPROCS or GOGC, which win.
+func TestGoRuntimeFromConfig(t *testing.T) {
+	for _, env := range []string{"GOMAXPROCS", "GOGC"} {
+		if _, set := os.LookupEnv(env); set {
+			t.Skipf("%s is set in the environment, and overrides the configuration", env)
+		}
+	}
+	// 7, not 1: a value that no development or CI machine has as its default.
+	p := startShale(t, shaleOpts{Config: "[server]\ngo_max_procs = 7\ngo_gc_percent = 70\n"})
+	info := infoFields(do(t, p.Client, "INFO", "latency").(string))
+	if info["go_gomaxprocs"] != "7" || info["go_gogc"] != "70" {
+		t.Fatalf("INFO latency: go_gomaxprocs %q, go_gogc %q; want 7 and 70", info["go_gomaxprocs"], info["go_gogc"])
+	}
+	run(t, p.Client, []step{
+		{cmd("CONFIG", "GET", "server.go_max_procs"), []any{"server.go_max_procs", "7"}},
+	})
 }

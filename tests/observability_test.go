@@ -489,6 +489,42 @@ func scrape(t *testing.T, url string) map[string]float64 {
 	return out
 }
 
+// TestMetricsPprof: with metrics.pprof the metrics listener serves Go's
+// profiles, a CPU profile and an execution trace among them; without it,
+// none.
+func TestMetricsPprof(t *testing.T) {
+	get := func(url string) (int, []byte) {
+		t.Helper()
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, body
+	}
+	mport := freePort(t)
+	startShale(t, shaleOpts{Config: fmt.Sprintf("[metrics]\naddr = \"%d\"\npprof = true\n", mport)})
+	base := fmt.Sprintf("http://127.0.0.1:%d/debug/pprof/", mport)
+	if code, body := get(base + "goroutine?debug=1"); code != http.StatusOK || !strings.Contains(string(body), "goroutine profile:") {
+		t.Errorf("goroutine profile: HTTP %d\n%.300s", code, body)
+	}
+	for _, path := range []string{"profile?seconds=1", "trace?seconds=1"} {
+		if code, body := get(base + path); code != http.StatusOK || len(body) == 0 {
+			t.Errorf("%s: HTTP %d, %d bytes", path, code, len(body))
+		}
+	}
+
+	off := freePort(t)
+	startShale(t, shaleOpts{Config: fmt.Sprintf("[metrics]\naddr = \"%d\"\n", off)})
+	if code, _ := get(fmt.Sprintf("http://127.0.0.1:%d/debug/pprof/", off)); code != http.StatusNotFound {
+		t.Errorf("pprof off: HTTP %d, want 404", code)
+	}
+}
+
 // TestMetricsOffByDefault: no metrics.addr, no listener; a bare port binds
 // loopback only (checked through the start-up log).
 func TestMetricsLoopbackByDefault(t *testing.T) {

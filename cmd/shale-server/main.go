@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/debug"
 	"syscall"
 	"time"
@@ -84,6 +85,7 @@ func run(argv []string) error {
 	}
 
 	setGoGC(cfg.Server.GoGCPercent, log)
+	setGoMaxProcs(cfg.Server.GoMaxProcs, log)
 	srv, err := server.Start(cfg, log)
 	if err != nil {
 		return err
@@ -109,6 +111,19 @@ func setGoGC(percent int, log zerolog.Logger) {
 		return
 	}
 	debug.SetGCPercent(percent)
+}
+
+// setGoMaxProcs sets Go's GOMAXPROCS to server.go_max_procs when it is
+// not 0, unless the GOMAXPROCS environment variable already set it.
+func setGoMaxProcs(procs int, log zerolog.Logger) {
+	if procs == 0 {
+		return
+	}
+	if env, ok := os.LookupEnv("GOMAXPROCS"); ok {
+		log.Info().Str("GOMAXPROCS", env).Int("go_max_procs", procs).Msg("GOMAXPROCS from the environment overrides server.go_max_procs")
+		return
+	}
+	runtime.GOMAXPROCS(procs)
 }
 
 // newLogger builds the one logger the program passes down.
