@@ -55,7 +55,7 @@ func TestInfoSections(t *testing.T) {
 			`reclaim_queue_length:\d+`, `reclaim_compactions:\d+`, `reclaim_queue_overflows:\d+`,
 			`reclaim_in_progress:[01]`, `reclaim_freed_bytes:\d+`}},
 		{"latency", "Latency", []string{`queue_wait_count:\d+`, `queue_wait_seconds:\d+\.\d{6}`,
-			`queue_wait_percentiles_usec:` + percentilesRe, `key_lock_wait_count:\d+`, `key_lock_wait_seconds:\d+\.\d{6}`,
+			`queue_wait_percentiles_usec:` + percentilesRe, `queue_writes:\d+`, `key_lock_wait_count:\d+`, `key_lock_wait_seconds:\d+\.\d{6}`,
 			`key_lock_wait_percentiles_usec:` + percentilesRe, `go_gc_pauses:\d+`, `go_gc_pause_percentiles_usec:` + percentilesRe,
 			`go_gc_cpu_seconds:\d+\.\d{6}`, `go_gc_assist_cpu_seconds:\d+\.\d{6}`, `go_gc_cpu_fraction:[01]\.\d{4}`,
 			`go_sched_latency_percentiles_usec:` + percentilesRe, `go_gogc:-?\d+`, `go_gomemlimit:\d+`, `go_gomaxprocs:[1-9]\d*`}},

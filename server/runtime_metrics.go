@@ -103,6 +103,9 @@ func infoLatency(s *Server, w *infoWriter) {
 		w.uint(h.name+"_count", h.h.Count())
 		w.str(h.name+"_seconds", strconv.FormatFloat(h.h.Sum, 'f', 6, 64))
 		w.str(h.name+"_percentiles_usec", percentilesUsec(h.h))
+		if h.name == "queue_wait" {
+			w.uint("queue_writes", waits.QueueWrites)
+		}
 	}
 	rt := readRuntimeFigures()
 	w.uint("go_gc_pauses", rt.gcPauses.Count())
@@ -155,12 +158,13 @@ var waitBoundsSeconds = func() []float64 {
 
 var (
 	mQueueWait    = desc("queue_wait_seconds", "Each write's wait in the write queue, from Store.Write until its joined write landed.")
+	mQueueWrites  = desc("queue_writes_total", "RocksDB writes the write queue made, each of one batch or of several joined.")
 	mKeyLockWait  = desc("key_lock_wait_seconds", "Each key-lock acquisition that found a lock busy, until it held it.")
 	mGCPause      = desc("go_gc_pause_seconds", "Each stop-the-world pause of the Go collector (runtime/metrics /sched/pauses/total/gc).")
 	mSchedLatency = desc("go_sched_latency_seconds", "Time runnable goroutines waited for a P before running (runtime/metrics /sched/latencies, sampled).")
 	mGCCPU        = desc("go_gc_cpu_seconds_total", "CPU the Go collector used, by kind: total, or assist (charged to allocating goroutines); the runtime's estimate.", "kind")
 
-	latencyDescs = []*prometheus.Desc{mQueueWait, mKeyLockWait, mGCPause, mSchedLatency, mGCCPU}
+	latencyDescs = []*prometheus.Desc{mQueueWait, mQueueWrites, mKeyLockWait, mGCPause, mSchedLatency, mGCCPU}
 )
 
 // collectLatency sends INFO latency's figures as metrics.
@@ -181,6 +185,7 @@ func collectLatency(s *Server, ch chan<- prometheus.Metric) {
 		}
 		ch <- prometheus.MustNewConstHistogram(h.d, h.h.Count(), sum, buckets)
 	}
+	ch <- prometheus.MustNewConstMetric(mQueueWrites, prometheus.CounterValue, float64(waits.QueueWrites))
 	ch <- prometheus.MustNewConstMetric(mGCCPU, prometheus.CounterValue, rt.gcCPU, "total")
 	ch <- prometheus.MustNewConstMetric(mGCCPU, prometheus.CounterValue, rt.gcAssistCPU, "assist")
 }

@@ -117,11 +117,15 @@ type WaitStats struct {
 	// found a stripe, or the world lock, busy: from then until it held
 	// them all. Locks taken without waiting are not counted.
 	KeyLock Histogram
+	// QueueWrites is the DB.Write calls the write queue made, each for
+	// one batch or several joined: Queue's count over it is the batches
+	// a write carried on average.
+	QueueWrites uint64
 }
 
 // WaitStats returns the wait histograms.
 func (s *Store) WaitStats() WaitStats {
-	return WaitStats{Queue: s.waits.queue.snapshot(), KeyLock: s.waits.lock.snapshot()}
+	return WaitStats{Queue: s.waits.queue.snapshot(), KeyLock: s.waits.lock.snapshot(), QueueWrites: s.writes.writes.Load()}
 }
 
 // Histogram is a snapshot of a histogram of durations in seconds, in the
