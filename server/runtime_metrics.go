@@ -103,10 +103,8 @@ func infoLatency(s *Server, w *infoWriter) {
 		w.uint(h.name+"_count", h.h.Count())
 		w.str(h.name+"_seconds", strconv.FormatFloat(h.h.Sum, 'f', 6, 64))
 		w.str(h.name+"_percentiles_usec", percentilesUsec(h.h))
-		if h.name == "queue_wait" {
-			w.uint("queue_writes", waits.QueueWrites)
-		}
 	}
+	w.uint("queue_writes", waits.QueueWrites)
 	rt := readRuntimeFigures()
 	w.uint("go_gc_pauses", rt.gcPauses.Count())
 	w.str("go_gc_pause_percentiles_usec", percentilesUsec(rt.gcPauses))

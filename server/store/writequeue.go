@@ -100,12 +100,12 @@ func (q *writeQueue) await(s *Store, w *queuedWrite) error {
 // any, and wakes the writers of the joined batches.
 func (q *writeQueue) lead(s *Store, w *queuedWrite) {
 	// Let the goroutines that are ready to run go first: under load they
-	// are clients' commands, many about to queue a batch, which this write
-	// then carries too. Measured on 2 cores with 50 clients (docs/LATENCY.md):
-	// a SET's DB.Write carried 1.6 batches without the yield, and the RocksDB
-	// write each makes (a WAL write() among them) and the thread hand-offs
-	// around it, left a write's p99 at twice what it is with it. When nothing else
-	// is ready, the yield costs a trip through the scheduler.
+	// are clients' commands, many about to queue a batch that this write
+	// then carries too. Each DB.Write costs a WAL write() and a cgo call
+	// long enough for the runtime to hand the P away; with 50 clients on
+	// 2 cores a write carried 1.6 SETs without the yield and about 10 with
+	// it, and the writes' p99 halved (docs/LATENCY.md). When nothing else
+	// is ready, the yield is one trip through the scheduler.
 	runtime.Gosched()
 	q.mu.Lock()
 	n, size := 0, len(w.b.rep.buf)
