@@ -113,10 +113,9 @@ type Server struct {
 	PubsubOutputBufferSoftTime Duration `toml:"pubsub_output_buffer_soft_time"`
 	// GoGCPercent is the Go collector's GOGC: how much the Go heap may grow,
 	// in percent of what the last collection found live, before the next
-	// collection. The record caches are most of the live heap, so this
-	// headroom costs memory in proportion to them, and a lower value costs
-	// collections (CPU). Default 50; at least 10. The GOGC environment
-	// variable, when set, takes precedence.
+	// collection. A lower value saves memory and costs collections (CPU).
+	// Default 100 (Go's); at least 10. The GOGC environment variable, when
+	// set, takes precedence.
 	GoGCPercent int `toml:"go_gc_percent"`
 	// GoMaxProcs is Go's GOMAXPROCS: how many threads may run Go code at
 	// once (RocksDB's own threads and calls into it are not counted).
@@ -143,8 +142,8 @@ type Storage struct {
 	// MetadataCacheBytes bounds Shale's in-memory cache of key metadata
 	// records, which spares most commands a RocksDB read. Default 16 MiB
 	// (about 170,000 small keys); 0 turns it off. Each byte of the bound
-	// may cost about three of memory: the cache's arena may take twice the
-	// bound, and the Go heap's headroom (GoGCPercent) comes on top.
+	// may cost about two of memory: the cache's arena, outside the Go
+	// heap, may take twice the bound.
 	MetadataCacheBytes ByteSize `toml:"metadata_cache_bytes"`
 	// SubkeyCacheBytes bounds Shale's in-memory cache of sub-key records
 	// (hash fields, set and sorted set members, list elements), which
@@ -472,7 +471,7 @@ func Default() Config {
 			PubsubOutputBufferSoftLimit: 8 * MiB,
 			PubsubOutputBufferSoftTime:  Duration{60 * time.Second},
 
-			GoGCPercent: 50,
+			GoGCPercent: 100,
 		},
 		Storage: Storage{
 			Dir:                "./data",

@@ -181,11 +181,12 @@ func infoClients(s *Server, w *infoWriter) {
 // memoryFigures is what INFO memory and /metrics report about memory
 // (memory_figures.go takes the resident set apart).
 type memoryFigures struct {
-	used   uint64 // the Go heap in use plus RocksDB's memory
+	used   uint64 // the Go heap in use, the record caches' arenas and RocksDB's memory
 	rss    uint64 // the resident set; valid when rssOK
 	rssOK  bool
 	other  int64 // rss less the parts below that can be resident: rssOther
 	goMem  goMemory
+	arenas uint64 // the record caches' arenas, outside the Go heap
 	rocks  store.MemoryStats
 	malloc store.MallocStats
 	gc     gcFigures
@@ -215,15 +216,20 @@ func (s *Server) memory() memoryFigures {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	g, r := readGoMemory(), s.st.MemoryStats()
+	var arenas uint64
+	for _, c := range recordCaches {
+		arenas += uint64(s.st.CacheStats(c.cf).ArenaBytes)
+	}
 	m := memoryFigures{
-		used:   g.heapInuse + r.BlockCache + r.Memtables + r.TableReaders,
+		used:   g.heapInuse + arenas + r.BlockCache + r.Memtables + r.TableReaders,
 		goMem:  g,
+		arenas: arenas,
 		rocks:  r,
 		malloc: store.ReadMallocStats(),
 		gc:     gcFiguresOf(&ms),
 	}
 	if m.rss, m.rssOK = residentBytes(); m.rssOK {
-		m.other = rssOther(m.rss, g, r)
+		m.other = rssOther(m.rss, g, arenas, r)
 	}
 	return m
 }
@@ -268,6 +274,7 @@ func infoMemory(s *Server, w *infoWriter) {
 		w.int(c.name+"_cache_bytes", cs.Bytes)
 		w.int(c.name+"_cache_max_bytes", cs.MaxBytes)
 		w.int(c.name+"_cache_entries", cs.Entries)
+		w.int(c.name+"_cache_arena", cs.ArenaBytes)
 	}
 	// Redis's counts of scripts and functions; the memory their
 	// interpreters use is in go_heap_inuse, not apart as in Redis.

@@ -240,7 +240,7 @@ func TestInfoMemoryAddsUp(t *testing.T) {
 	want := []string{"used_memory_rss", "go_heap_inuse", "go_heap_free", "go_heap_released", "go_heap_live",
 		"go_heap_goal", "go_stacks", "go_runtime", "go_sys", "rocksdb_block_cache_usage",
 		"rocksdb_block_cache_capacity", "rocksdb_block_cache_pinned", "rocksdb_memtables", "rocksdb_table_readers",
-		"malloc_allocated", "malloc_free", "malloc_from_os", "rss_other"}
+		"malloc_allocated", "malloc_free", "malloc_from_os", "rss_other", "metadata_cache_arena", "subkey_cache_arena"}
 	for _, cf := range cfs {
 		want = append(want, "rocksdb_memtables_"+cf)
 	}
@@ -260,8 +260,8 @@ func TestInfoMemoryAddsUp(t *testing.T) {
 	}{
 		{"go classes = go_sys", f["go_heap_inuse"] + f["go_heap_free"] + f["go_heap_released"] + f["go_stacks"] + f["go_runtime"], f["go_sys"]},
 		{"memtables by cf = rocksdb_memtables", memtables, f["rocksdb_memtables"]},
-		{"rss_other = rss - parts", f["rss_other"], f["used_memory_rss"] - goResident - f["rocksdb_block_cache_usage"] -
-			f["rocksdb_memtables"] - f["rocksdb_table_readers"]},
+		{"rss_other = rss - parts", f["rss_other"], f["used_memory_rss"] - goResident - f["metadata_cache_arena"] -
+			f["subkey_cache_arena"] - f["rocksdb_block_cache_usage"] - f["rocksdb_memtables"] - f["rocksdb_table_readers"]},
 		{"malloc allocated + free = from os", f["malloc_allocated"] + f["malloc_free"], f["malloc_from_os"]},
 		{"block cache capacity", f["rocksdb_block_cache_capacity"], 8 << 20},
 	}
@@ -269,6 +269,9 @@ func TestInfoMemoryAddsUp(t *testing.T) {
 		if ch.got != ch.want {
 			t.Errorf("%s: %d, want %d", ch.name, ch.got, ch.want)
 		}
+	}
+	if f["metadata_cache_arena"] == 0 || f["subkey_cache_arena"] == 0 {
+		t.Errorf("HSETs left the metadata and sub-key caches' arenas empty:\n%s", info)
 	}
 	if f["rocksdb_memtables_subkey"] == 0 || f["rocksdb_memtables_metadata"] == 0 {
 		t.Errorf("HSETs left the subkey and metadata memtables empty:\n%s", info)

@@ -10,9 +10,9 @@ import (
 
 // The process's memory taken apart for INFO memory and /metrics, so that
 // an operator can tell which knob a resident set answers to: the Go heap
-// (the record caches, client buffers) and the collector's headroom over
-// it, the Go runtime's own, RocksDB's block cache, memtables and table
-// readers, and the rest (rssOther).
+// (the record caches' maps, client buffers) and the collector's headroom
+// over it, the Go runtime's own, the record caches' arenas, RocksDB's block
+// cache, memtables and table readers, and the rest (rssOther).
 
 // goMemory is the Go runtime's memory, read from runtime/metrics, whose
 // /memory/classes partition everything the runtime mapped.
@@ -79,8 +79,8 @@ func readGoMemory() goMemory {
 // memtable's whole arena block, and the block cache the allocator's
 // estimate of each block, before every page of it is touched, so on a
 // quiet small server the parts may add up to more than the resident set.
-func rssOther(rss uint64, g goMemory, r store.MemoryStats) int64 {
-	return int64(rss) - int64(g.resident()+r.BlockCache+r.Memtables+r.TableReaders)
+func rssOther(rss uint64, g goMemory, arenas uint64, r store.MemoryStats) int64 {
+	return int64(rss) - int64(g.resident()+arenas+r.BlockCache+r.Memtables+r.TableReaders)
 }
 
 // memtableField is INFO memory's name for a column family's memtables.
@@ -91,10 +91,10 @@ func memtableField(cf store.CF) string {
 // The /metrics twins of INFO memory's parts (metrics.go has the older
 // used_memory ones).
 var (
-	mResident    = desc("resident_memory_bytes", "The resident set by part, adding up to it: go_heap (in use), go_heap_free, go_stacks, go_runtime, block_cache, memtables, table_readers, and other (INFO memory's rss_other; may be negative).", "part")
+	mResident    = desc("resident_memory_bytes", "The resident set by part, adding up to it: go_heap (in use), go_heap_free, go_stacks, go_runtime, record_cache_arenas, block_cache, memtables, table_readers, and other (INFO memory's rss_other; may be negative).", "part")
 	mCachePinned = desc("rocksdb_block_cache_pinned_bytes", "Bytes of the block caches in use by readers or pinned, which eviction cannot free.")
 	mMalloc      = desc("malloc_bytes", "The C allocator's (RocksDB's) memory: allocated, and free but kept in its arenas.", "state")
-	mRecordCache = desc("record_cache_bytes", "Bytes of the metadata and sub-key record caches' live entries; each may take up to twice its bound (record_cache_max_bytes) in the Go heap.", "cache")
+	mRecordCache = desc("record_cache_bytes", "Bytes of the metadata and sub-key record caches' live entries; each cache's arena may take up to twice its bound (record_cache_max_bytes), outside the Go heap.", "cache")
 	mRecordMax   = desc("record_cache_max_bytes", "The record caches' bounds (storage.metadata_cache_bytes, storage.subkey_cache_bytes).", "cache")
 )
 
@@ -114,6 +114,7 @@ func collectMemory(s *Server, m memoryFigures, ch chan<- prometheus.Metric) {
 			{"go_heap_free", float64(m.goMem.heapFree)},
 			{"go_stacks", float64(m.goMem.stacks)},
 			{"go_runtime", float64(m.goMem.runtime)},
+			{"record_cache_arenas", float64(m.arenas)},
 			{"block_cache", float64(m.rocks.BlockCache)},
 			{"memtables", float64(m.rocks.Memtables)},
 			{"table_readers", float64(m.rocks.TableReaders)},

@@ -110,8 +110,8 @@ var (
 	mExpiring    = desc("expiring_keys", "Keys with a TTL per database.", "db")
 	mExpiredKeys = desc("expired_keys_total", "Keys removed by active expiry.")
 
-	mUsedMemory = desc("used_memory_bytes", "INFO's used_memory: Go heap in use plus RocksDB's block caches, memtables and table readers.")
-	mMemory     = desc("memory_bytes", "used_memory by part: go_heap, block_cache, memtables, table_readers.", "part")
+	mUsedMemory = desc("used_memory_bytes", "INFO's used_memory: Go heap in use, the record caches' arenas, and RocksDB's block caches, memtables and table readers.")
+	mMemory     = desc("memory_bytes", "used_memory by part: go_heap, record_cache_arenas, block_cache, memtables, table_readers.", "part")
 
 	mCacheUsage      = desc("rocksdb_block_cache_usage_bytes", "Bytes used in the shared block cache.")
 	mCacheCapacity   = desc("rocksdb_block_cache_capacity_bytes", "Size of the shared block cache.")
@@ -218,6 +218,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	m := s.memory()
 	gauge(mUsedMemory, float64(m.used))
 	gauge(mMemory, float64(m.goMem.heapInuse), "go_heap")
+	gauge(mMemory, float64(m.arenas), "record_cache_arenas")
 	gauge(mMemory, float64(m.rocks.BlockCache), "block_cache")
 	gauge(mMemory, float64(m.rocks.Memtables), "memtables")
 	gauge(mMemory, float64(m.rocks.TableReaders), "table_readers")

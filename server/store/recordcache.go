@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"hash/maphash"
+	"math"
 	"sync"
 	"sync/atomic"
 )
@@ -61,24 +62,28 @@ type cacheShard struct {
 	entries map[uint64]cacheEntry
 	// arena holds the entries' keys and values, one after the other. A
 	// value no longer than the one it replaces is written over it; any
-	// other replaced or evicted entry's bytes stay until the arena is full, and
-	// then the live ones are copied to a new arena; so the arena may take
-	// up to twice the shard's bound, as the garbage of a cache that
-	// allocated each entry would until the next collection. Neither the
-	// map nor the arena holds a pointer, so the garbage collector does not
-	// scan the cache's hundreds of thousands of entries in every cycle:
-	// with an allocation per entry, that scan took 7% of the server's CPU
-	// under pipelined GET.
-	arena []byte
-	bytes int64 // of live entries, overhead included: what the bound counts
-	epoch uint64
+	// other replaced or evicted entry's bytes stay until the arena is full,
+	// and then the live ones are copied to a new arena; so the arena may
+	// take up to twice the shard's bound. It is a mapping outside the Go
+	// heap (cachearena.go), and the map holds no pointer, so the collector
+	// neither scans the cache's hundreds of thousands of entries in every
+	// cycle (with an allocation per entry, that scan took 7% of the
+	// server's CPU under pipelined GET) nor lets the heap grow by
+	// go_gc_percent of the arena before it collects.
+	arena  []byte
+	bytes  int64 // of live entries, overhead included: what the bound counts
+	epoch  uint64
+	closed bool // the store closed and the arena is unmapped: cache nothing
 }
 
-// cacheEntry locates an entry's key and value in its shard's arena.
+// cacheEntry locates an entry's key and value in its shard's arena. It
+// takes 16 bytes, so that a map slot with its hash takes 24: the maps are
+// most of what the caches keep in the Go heap.
 type cacheEntry struct {
-	off        int
-	klen, vlen uint32
-	found      bool // false: the key is absent, and vlen is 0
+	off   int
+	vlen  uint32
+	klen  uint16 // a longer key is not cached (fits)
+	found bool   // false: the key is absent, and vlen is 0
 }
 
 func (sh *cacheShard) key(e cacheEntry) []byte {
@@ -134,26 +139,40 @@ func (sh *cacheShard) remove(h uint64) {
 // When the arena is full, the live entries move to a new one first, of at
 // most limit bytes and with at least as much room as they take, so that
 // each byte copied is paid for by a byte of new entries. The caller keeps
-// the live entries, the new one included, within half of limit.
-func (sh *cacheShard) appendEntry(key, val []byte, limit int64) int {
+// the live entries, the new one included, within half of limit. false: no
+// memory for a new arena, and the shard is emptied.
+func (sh *cacheShard) appendEntry(key, val []byte, limit int64) (int, bool) {
 	need := len(key) + len(val)
 	if len(sh.arena)+need > cap(sh.arena) {
 		size := int64(need)
 		for _, e := range sh.entries {
 			size += int64(e.klen) + int64(e.vlen)
 		}
-		fresh := make([]byte, 0, min(limit, 2*size+4096))
+		fresh := mapArena(int(min(limit, 2*size+4096)))
+		if fresh == nil {
+			sh.empty()
+			return 0, false
+		}
 		for h, e := range sh.entries {
 			off := len(fresh)
 			fresh = append(fresh, sh.arena[e.off:e.off+int(e.klen)+int(e.vlen)]...)
 			e.off = off
 			sh.entries[h] = e
 		}
+		unmapArena(sh.arena)
 		sh.arena = fresh
 	}
 	off := len(sh.arena)
 	sh.arena = append(append(sh.arena, key...), val...)
-	return off
+	return off, true
+}
+
+// empty drops every entry and unmaps the arena; sh.mu is held.
+func (sh *cacheShard) empty() {
+	clear(sh.entries)
+	unmapArena(sh.arena)
+	sh.arena = nil
+	sh.bytes = 0
 }
 
 // get returns a copy of the cached value of key, whether it exists, and
@@ -190,14 +209,17 @@ func (c *recordCache) fill(key, val []byte, found bool, epoch uint64) {
 
 // fits reports whether an entry of key and val may be cached: one entry
 // takes at most an eighth of its shard, so that a big string value neither
-// breaks the bound nor empties a shard.
+// breaks the bound nor empties a shard, and its key fits cacheEntry.klen.
 func (c *recordCache) fits(key, val []byte) bool {
-	return entryBytes(key, val) <= c.shardMax/8
+	return entryBytes(key, val) <= c.shardMax/8 && len(key) <= math.MaxUint16
 }
 
 // put stores an entry; sh.mu is held. val is copied. An entry that does not
 // fit is removed instead.
 func (c *recordCache) put(sh *cacheShard, h uint64, key, val []byte, found bool) {
+	if sh.closed {
+		return
+	}
 	if !c.fits(key, val) {
 		sh.remove(h)
 		return
@@ -226,9 +248,11 @@ func (c *recordCache) put(sh *cacheShard, h uint64, key, val []byte, found bool)
 			break
 		}
 	}
-	e := cacheEntry{klen: uint32(len(key)), vlen: uint32(len(val)), found: found}
-	e.off = sh.appendEntry(key, val, 2*c.shardMax)
-	sh.entries[h] = e
+	off, ok := sh.appendEntry(key, val, 2*c.shardMax)
+	if !ok {
+		return
+	}
+	sh.entries[h] = cacheEntry{off: off, klen: uint16(len(key)), vlen: uint32(len(val)), found: found}
 	sh.bytes += size
 }
 
@@ -261,10 +285,23 @@ func (c *recordCache) clear() {
 	for i := range c.shards {
 		sh := &c.shards[i]
 		sh.mu.Lock()
-		clear(sh.entries)
-		sh.arena = nil
-		sh.bytes = 0
+		sh.empty()
 		sh.epoch++
+		sh.mu.Unlock()
+	}
+}
+
+// close empties every shard and returns the arenas' memory for good: the
+// store is closing, and a command still running caches nothing more.
+func (c *recordCache) close() {
+	if c == nil {
+		return
+	}
+	for i := range c.shards {
+		sh := &c.shards[i]
+		sh.mu.Lock()
+		sh.empty()
+		sh.closed = true
 		sh.mu.Unlock()
 	}
 }
@@ -272,7 +309,10 @@ func (c *recordCache) clear() {
 // CacheStats are a record cache's counters.
 type CacheStats struct {
 	Entries, Bytes, MaxBytes int64
-	Hits, Misses, Evictions  uint64
+	// ArenaBytes is what the arenas hold, garbage included: their resident
+	// memory, outside the Go heap.
+	ArenaBytes              int64
+	Hits, Misses, Evictions uint64
 }
 
 func (c *recordCache) stats() CacheStats {
@@ -286,6 +326,7 @@ func (c *recordCache) stats() CacheStats {
 		sh.mu.Lock()
 		s.Entries += int64(len(sh.entries))
 		s.Bytes += sh.bytes
+		s.ArenaBytes += int64(len(sh.arena))
 		sh.mu.Unlock()
 	}
 	return s

@@ -3,7 +3,10 @@ package store
 import (
 	"bytes"
 	"fmt"
+	"math"
+	"runtime"
 	"testing"
+	"unsafe"
 )
 
 func TestCacheFillLosesToWrites(t *testing.T) {
@@ -156,5 +159,60 @@ func TestCacheOverwritesInPlace(t *testing.T) {
 	}
 	if len(sh.entries) != 1 {
 		t.Fatalf("%d entries for one key", len(sh.entries))
+	}
+}
+
+// TestCacheArenaOutsideGoHeap: the values cached do not count in the Go
+// heap, whose collector would otherwise let it grow by go_gc_percent of
+// them; and a closed cache returns its arenas and caches nothing more.
+func TestCacheArenaOutsideGoHeap(t *testing.T) {
+	c := newRecordCache(64 << 20)
+	val := bytes.Repeat([]byte("v"), 8<<10)
+	heapAlloc := func() uint64 {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return ms.HeapAlloc
+	}
+	before := heapAlloc()
+	const n = 2000 // 16 MB of values
+	for i := range n {
+		c.written(fmt.Appendf(nil, "key-%d", i), val, true)
+	}
+	if st := c.stats(); st.Entries != n {
+		t.Fatalf("%d entries cached, want %d", st.Entries, n)
+	}
+	if grew := int64(heapAlloc()) - int64(before); grew > 2<<20 {
+		t.Fatalf("caching %d MB of values grew the Go heap by %d bytes", n*len(val)>>20, grew)
+	}
+	runtime.KeepAlive(c)
+
+	c.close()
+	for i := range c.shards {
+		if c.shards[i].arena != nil {
+			t.Fatalf("shard %d kept its arena after close", i)
+		}
+	}
+	c.written([]byte("k"), []byte("v"), true)
+	if _, _, known, _ := c.get([]byte("k")); known {
+		t.Fatal("a closed cache cached a write")
+	}
+}
+
+// TestCacheEntrySmall: an entry stays 16 bytes, and a key too long for its
+// klen is not cached, though its size would fit the shard.
+func TestCacheEntrySmall(t *testing.T) {
+	if n := unsafe.Sizeof(cacheEntry{}); n != 16 {
+		t.Fatalf("cacheEntry takes %d bytes, want 16", n)
+	}
+	c := newRecordCache(64 << 20)
+	long := bytes.Repeat([]byte("k"), math.MaxUint16+1)
+	c.written(long, []byte("v"), true)
+	if _, _, known, _ := c.get(long); known {
+		t.Fatal("a key longer than klen holds was cached")
+	}
+	c.written(long[:math.MaxUint16], []byte("v"), true)
+	if v, _, known, _ := c.get(long[:math.MaxUint16]); !known || string(v) != "v" {
+		t.Fatal("a key of the longest length klen holds was not cached")
 	}
 }

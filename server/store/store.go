@@ -180,6 +180,9 @@ func (s *Store) Close() error {
 		s.gc.Publish(nil)
 		s.db.CancelAllBackgroundWork(true)
 		s.closeHandles()
+		for _, c := range s.caches {
+			c.close()
+		}
 		s.log.Info().Msg("store closed")
 	})
 	return err
