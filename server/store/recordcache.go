@@ -207,11 +207,22 @@ func (c *recordCache) fill(key, val []byte, found bool, epoch uint64) {
 	sh.mu.Unlock()
 }
 
-// fits reports whether an entry of key and val may be cached: one entry
-// takes at most an eighth of its shard, so that a big string value neither
-// breaks the bound nor empties a shard, and its key fits cacheEntry.klen.
+// maxCachedValue is the longest value cached. A record of 1 KiB takes the
+// room of a dozen small ones, and a load of such values over more keys
+// than the cache holds (redis-benchmark's SET and GET -d 1024) hit it one
+// time in four or five while it evicted every small key's entry, whose
+// commands then missed; the copies, evictions and the arenas' page faults
+// cost more than those hits saved. With the limit, every test of the
+// issue's run was as fast or faster, the 1 KiB ones included (docs/OPERATIONS.md,
+// "Metadata and sub-key caches"). RocksDB's block cache still holds such
+// records.
+const maxCachedValue = 512
+
+// fits reports whether an entry of key and val may be cached: its value is
+// at most maxCachedValue, one entry takes at most an eighth of its shard
+// (for a small cache), and its key fits cacheEntry.klen.
 func (c *recordCache) fits(key, val []byte) bool {
-	return entryBytes(key, val) <= c.shardMax/8 && len(key) <= math.MaxUint16
+	return len(val) <= maxCachedValue && entryBytes(key, val) <= c.shardMax/8 && len(key) <= math.MaxUint16
 }
 
 // put stores an entry; sh.mu is held. val is copied. An entry that does not

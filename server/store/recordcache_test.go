@@ -83,15 +83,21 @@ func TestCacheBounded(t *testing.T) {
 	if st.Bytes > limit || st.Entries == 0 || st.Evictions == 0 {
 		t.Fatalf("stats %+v: want at most %d bytes, some entries and evictions", st, limit)
 	}
-	// A value bigger than an eighth of a shard is not cached, and replaces
-	// the entry it would have updated.
-	c.written([]byte("big"), val, true)
+	// A value longer than maxCachedValue is not cached, and replaces the
+	// entry it would have updated.
+	c.written([]byte("big"), bytes.Repeat([]byte("b"), maxCachedValue), true)
 	if _, _, known, _ := c.get([]byte("big")); !known {
-		t.Fatal("a small value was not cached")
+		t.Fatal("a value of maxCachedValue bytes was not cached")
 	}
-	c.written([]byte("big"), bytes.Repeat([]byte("b"), limit/cacheShards/4), true)
+	c.written([]byte("big"), bytes.Repeat([]byte("b"), maxCachedValue+1), true)
 	if _, _, known, _ := c.get([]byte("big")); known {
-		t.Fatal("a value bigger than an eighth of a shard was cached, or its old entry kept")
+		t.Fatal("a value longer than maxCachedValue was cached, or its old entry kept")
+	}
+	// In a small cache, nor is an entry bigger than an eighth of a shard.
+	small := newRecordCache(64 << 10) // shards of 1 KiB
+	small.written([]byte("k"), bytes.Repeat([]byte("b"), 200), true)
+	if _, _, known, _ := small.get([]byte("k")); known {
+		t.Fatal("an entry bigger than an eighth of a shard was cached")
 	}
 	st = c.stats()
 	var bytesCounted int64
@@ -167,7 +173,7 @@ func TestCacheOverwritesInPlace(t *testing.T) {
 // them; and a closed cache returns its arenas and caches nothing more.
 func TestCacheArenaOutsideGoHeap(t *testing.T) {
 	c := newRecordCache(64 << 20)
-	val := bytes.Repeat([]byte("v"), 8<<10)
+	val := bytes.Repeat([]byte("v"), maxCachedValue)
 	heapAlloc := func() uint64 {
 		runtime.GC()
 		var ms runtime.MemStats
@@ -175,7 +181,7 @@ func TestCacheArenaOutsideGoHeap(t *testing.T) {
 		return ms.HeapAlloc
 	}
 	before := heapAlloc()
-	const n = 2000 // 16 MB of values
+	const n = 20000 // 10 MB of values
 	for i := range n {
 		c.written(fmt.Appendf(nil, "key-%d", i), val, true)
 	}
