@@ -213,9 +213,9 @@ func (c *recordCache) fill(key, val []byte, found bool, epoch uint64) {
 // time in four or five while it evicted every small key's entry, whose
 // commands then missed; the copies, evictions and the arenas' page faults
 // cost more than those hits saved. With the limit, every test of the
-// issue's run was as fast or faster, the 1 KiB ones included (docs/OPERATIONS.md,
-// "Metadata and sub-key caches"). RocksDB's block cache still holds such
-// records.
+// issue's run was as fast or faster, the 1 KiB ones included
+// (docs/OPERATIONS.md, "Metadata and sub-key caches"). RocksDB's block
+// cache still holds such records.
 const maxCachedValue = 512
 
 // fits reports whether an entry of key and val may be cached: its value is
