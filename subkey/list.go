@@ -11,8 +11,8 @@ import (
 // depend on this value.
 const ListStart uint64 = 1 << 63
 
-// listKeyLen is the length of a list element key.
-const listKeyLen = uidLen + 8
+// ListKeyLen is the length of a list element key.
+const ListKeyLen = uidLen + 8
 
 // AppendListKey appends the subkey-CF key of list element index under uid to
 // dst and returns the extended slice. The record's value is the element.
@@ -30,8 +30,8 @@ func AppendListKey(dst []byte, uid uint64, index uint64) []byte {
 // DecodeListKey decodes a list element key. Anything but exactly 16 bytes is
 // rejected with an error wrapping ErrCorrupt.
 func DecodeListKey(b []byte) (uid uint64, index uint64, err error) {
-	if len(b) != listKeyLen {
-		return 0, 0, fmt.Errorf("list key: %d bytes, want %d: %w", len(b), listKeyLen, ErrCorrupt)
+	if len(b) != ListKeyLen {
+		return 0, 0, fmt.Errorf("list key: %d bytes, want %d: %w", len(b), ListKeyLen, ErrCorrupt)
 	}
 	return binary.BigEndian.Uint64(b[:uidLen]), binary.BigEndian.Uint64(b[uidLen:]), nil
 }

@@ -194,6 +194,27 @@ func (c *recordCache) get(key []byte) (val []byte, found, known bool, epoch uint
 	return val, e.found, ok, epoch
 }
 
+// peek calls fn with the cached value of key, under its shard's lock (fn
+// must copy what it keeps), when the cache holds key as existing; it says
+// whether it did. Unlike get it allocates nothing, for walks that copy
+// many values into one buffer.
+func (c *recordCache) peek(key []byte, fn func(val []byte)) bool {
+	h, sh := c.locate(key)
+	sh.mu.Lock()
+	e, ok := sh.lookup(h, key)
+	ok = ok && e.found
+	if ok {
+		fn(sh.val(e))
+	}
+	sh.mu.Unlock()
+	if ok {
+		c.hits.Add(1)
+	} else {
+		c.misses.Add(1)
+	}
+	return ok
+}
+
 // fill caches what a read of RocksDB found for key, unless a write to the
 // shard began since get returned epoch.
 func (c *recordCache) fill(key, val []byte, found bool, epoch uint64) {

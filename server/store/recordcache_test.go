@@ -72,6 +72,25 @@ func TestCacheGetReturnsACopy(t *testing.T) {
 	}
 }
 
+// TestCachePeek: peek hands over an existing record's cached value, and
+// reports a known absence like an unknown key: neither is a value.
+func TestCachePeek(t *testing.T) {
+	c := newRecordCache(1 << 20)
+	c.written([]byte("k"), []byte("v"), true)
+	c.written([]byte("gone"), nil, false)
+	var got []string
+	keep := func(v []byte) { got = append(got, string(v)) }
+	if !c.peek([]byte("k"), keep) || len(got) != 1 || got[0] != "v" {
+		t.Fatalf("peek of a cached value: %q", got)
+	}
+	if c.peek([]byte("gone"), keep) || c.peek([]byte("unknown"), keep) || len(got) != 1 {
+		t.Fatalf("peek of an absent or unknown key gave a value: %q", got)
+	}
+	if st := c.stats(); st.Hits != 1 || st.Misses != 2 {
+		t.Fatalf("hits %d, misses %d; want 1 and 2", st.Hits, st.Misses)
+	}
+}
+
 func TestCacheBounded(t *testing.T) {
 	const limit = 1 << 20
 	c := newRecordCache(limit)

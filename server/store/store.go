@@ -219,6 +219,16 @@ func (s *Store) Get(cf CF, key []byte) ([]byte, bool, error) {
 	return val, found, err
 }
 
+// PeekCached calls fn with key's record in cf when cf's record cache holds
+// it, without reading RocksDB, and says whether it did; fn runs under the
+// cache's lock and must copy what it keeps. The cache holds the newest
+// state, so a caller that needs it to agree with other reads holds the
+// key's lock, as for Get.
+func (s *Store) PeekCached(cf CF, key []byte, fn func(val []byte)) bool {
+	c := s.cache(cf)
+	return c != nil && c.peek(key, fn)
+}
+
 // cache is cf's record cache, or nil.
 func (s *Store) cache(cf CF) *recordCache {
 	if i := cacheSlot(cf); i >= 0 {

@@ -79,10 +79,38 @@ func (d *DB) listRange(ks *keyState, from, to uint64, reverse bool) ([][]byte, e
 	}
 	out := make([][]byte, 0, min(to-from, 1<<16))
 	arena := valueArena{expect: to - from}
-	err := d.rd.Iterate(store.CFSubkey, ks.lkey(from), ks.lkey(to), reverse, func(_, v []byte) bool {
-		out = append(out, arena.copy(v))
-		return true
-	})
+	keep := func(v []byte) { out = append(out, arena.copy(v)) }
+	lo, hi := from, to
+	if st, ok := d.rd.(*store.Store); ok {
+		// The elements pushed last, which LRANGE of a list's head and
+		// LPOP/RPOP with a count read most, are usually in the sub-key
+		// cache: serve them from there up to the first one it lacks, and
+		// walk RocksDB only for the rest. A merging iterator's seek and
+		// steps cost more per element than a cache lookup, and more still
+		// over the versions that pops and pushes leave at the same index.
+		var buf [subkey.ListKeyLen]byte
+		for lo < hi {
+			pos := lo
+			if reverse {
+				pos = hi - 1
+			}
+			if !st.PeekCached(store.CFSubkey, subkey.AppendListKey(buf[:0], ks.m.UID, ks.m.Head+pos), keep) {
+				break
+			}
+			if reverse {
+				hi--
+			} else {
+				lo++
+			}
+		}
+	}
+	var err error
+	if lo < hi {
+		err = d.rd.Iterate(store.CFSubkey, ks.lkey(lo), ks.lkey(hi), reverse, func(_, v []byte) bool {
+			keep(v)
+			return true
+		})
+	}
 	if err == nil && uint64(len(out)) != to-from {
 		err = fmt.Errorf("list %q: %d elements in positions [%d, %d): %w", ks.key, len(out), from, to, metadata.ErrCorrupt)
 	}

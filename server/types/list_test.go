@@ -9,7 +9,11 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/rs/zerolog"
+
+	"github.com/shaledb/shale/conf"
 	"github.com/shaledb/shale/server/store"
+	"github.com/shaledb/shale/server/store/storetest"
 	"github.com/shaledb/shale/subkey"
 )
 
@@ -461,5 +465,85 @@ func TestLMPopOrder(t *testing.T) {
 	key, _, err = d.LMPop(bs("b", "none"), Left, 1)
 	if err != nil || key != nil {
 		t.Fatalf("LMPOP of missing keys = %q, %v", key, err)
+	}
+}
+
+// TestListRangeFromCache: the elements pushed last are read from the
+// sub-key cache, not RocksDB; with a cache too small for the list, a range
+// read partly from it and partly from RocksDB still comes out whole and in
+// order, from either end.
+func TestListRangeFromCache(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		cacheBytes conf.ByteSize
+		elements   int
+	}{
+		{"all cached", 8 << 20, 100},
+		{"mostly evicted", 64 << 10, 3000},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := storetest.Config(t)
+			cfg.Storage.SubkeyCacheBytes = tc.cacheBytes
+			st := storetest.Open(t, &cfg)
+			d, err := New(st, zerolog.New(zerolog.NewTestWriter(t))).DB(0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			k := []byte("l")
+			var model []string
+			for i := range tc.elements {
+				v := fmt.Sprintf("e%d", i)
+				if i%2 == 0 {
+					_, err = d.LPush(k, bs(v))
+					model = append([]string{v}, model...)
+				} else {
+					_, err = d.RPush(k, bs(v))
+					model = append(model, v)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			hits := st.CacheStats(store.CFSubkey).Hits
+			got := strs(must[[][]byte](t)(d.LRange(k, 0, 99)))
+			if !slices.Equal(got, model[:100]) {
+				t.Fatalf("LRANGE 0 99 = %q, want %q", got, model[:100])
+			}
+			if tc.elements == 100 {
+				if n := st.CacheStats(store.CFSubkey).Hits - hits; n != 100 {
+					t.Fatalf("LRANGE of 100 elements just pushed hit the sub-key cache %d times, want 100", n)
+				}
+			}
+			for from := 0; from < len(model); from += 97 {
+				to := min(from+300, len(model))
+				got := strs(must[[][]byte](t)(d.LRange(k, int64(from), int64(to-1))))
+				if !slices.Equal(got, model[from:to]) {
+					t.Fatalf("LRANGE %d %d = %q, want %q", from, to-1, got, model[from:to])
+				}
+			}
+			for len(model) > 0 {
+				n := min(37, len(model))
+				vals, _, err := d.LPop(k, int64(n), Right)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := slices.Clone(model[len(model)-n:])
+				slices.Reverse(want)
+				if got := strs(vals); !slices.Equal(got, want) {
+					t.Fatalf("RPOP %d = %q, want %q", n, got, want)
+				}
+				model = model[:len(model)-n]
+				if len(model) > 0 {
+					vals, _, err := d.LPop(k, int64(min(23, len(model))), Left)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if got, want := strs(vals), model[:len(vals)]; !slices.Equal(got, want) {
+						t.Fatalf("LPOP = %q, want %q", got, want)
+					}
+					model = model[len(vals):]
+				}
+			}
+		})
 	}
 }
