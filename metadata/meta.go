@@ -185,6 +185,18 @@ func DecodeMeta(b []byte) (Meta, error) {
 	return m, nil
 }
 
+// HeadLen is how much of record rec a reader needs that does not need a
+// whole string's value: MetaHeaderLen for a whole string's record, which
+// decodes as the same string with an empty value; all of rec for any other
+// record. The metadata cache keeps only this much of a record too long to
+// keep whole.
+func HeadLen(rec []byte) int {
+	if len(rec) >= MetaHeaderLen && (rec[0] == byte(TypeString) || rec[0] == typeRawString) {
+		return MetaHeaderLen
+	}
+	return len(rec)
+}
+
 // typeFragString is the type byte of a fragmented string's record: a
 // string (TYPE says "string") whose value lives in fragments. It is not a
 // Type: DecodeMeta gives TypeString with Frag set. On-disk: never

@@ -3,6 +3,7 @@ package metadata
 import (
 	"bytes"
 	"math"
+	"reflect"
 	"testing"
 )
 
@@ -231,6 +232,46 @@ func TestMetaExpired(t *testing.T) {
 func TestMetaHeaderLen(t *testing.T) {
 	if n := len(Meta{Type: TypeString}.Append(nil)); n != MetaHeaderLen {
 		t.Fatalf("empty string record is %d bytes, MetaHeaderLen is %d", n, MetaHeaderLen)
+	}
+}
+
+func TestHeadLen(t *testing.T) {
+	long := bytes.Repeat([]byte("v"), 1000)
+	for _, tc := range []struct {
+		name string
+		m    Meta
+		want int // -1: the whole record
+	}{
+		{"whole string", Meta{Type: TypeString, ExpireMs: 5, Value: long}, MetaHeaderLen},
+		{"raw string", Meta{Type: TypeString, Raw: true, Value: long}, MetaHeaderLen},
+		{"empty string", Meta{Type: TypeString}, MetaHeaderLen},
+		{"fragmented string", Meta{Type: TypeString, Frag: true, UID: 1, Size: 1 << 20}, -1},
+		{"hash", Meta{Type: TypeHash, UID: 1, Size: 2, Enc: EncListpack}, -1},
+		{"list", Meta{Type: TypeList, UID: 1, Size: 1, Head: 7, Tail: 8}, -1},
+	} {
+		rec := tc.m.Append(nil)
+		want := tc.want
+		if want < 0 {
+			want = len(rec)
+		}
+		if got := HeadLen(rec); got != want {
+			t.Errorf("%s: HeadLen = %d, want %d", tc.name, got, want)
+		}
+		// The head decodes as the same key, a string without its value.
+		m, err := DecodeMeta(rec[:HeadLen(rec)])
+		if err != nil {
+			t.Fatalf("%s: the head does not decode: %v", tc.name, err)
+		}
+		if len(m.Value) != 0 {
+			t.Errorf("%s: the head holds %d bytes of value", tc.name, len(m.Value))
+		}
+		tc.m.Value, m.Value = nil, nil
+		if !reflect.DeepEqual(m, tc.m) {
+			t.Errorf("%s: head decodes as %+v, want %+v", tc.name, m, tc.m)
+		}
+	}
+	if got := HeadLen([]byte{byte(TypeString)}); got != 1 {
+		t.Errorf("HeadLen of a short record = %d, want 1", got)
 	}
 }
 

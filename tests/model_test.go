@@ -1134,6 +1134,10 @@ func (g *opGen) pick() modelOp {
 	val := func() string { return "v" + strconv.Itoa(r.IntN(100)) }
 	n := 1 + r.IntN(3)
 	switch x := r.IntN(1000); {
+	case x < 4:
+		// Longer than the record caches keep whole: the metadata cache
+		// keeps its head alone, which SET and MSET read.
+		return c("SET", key, strings.Repeat("L", 600)+val())
 	case x < 52:
 		return c("SET", key, val())
 	case x < 60:

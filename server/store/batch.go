@@ -95,7 +95,7 @@ func (k keySpan) key(rep []byte) []byte { return rep[k.at : k.at+k.n] }
 
 // cacheOp is one record a batch puts (found) or deletes. Its key and value
 // are not copied: they stay where the record lies in the batch's rep. A
-// record too big for the cache (big) is only forgotten.
+// record the cache keeps nothing of (big: recordCache.keeps) is only forgotten.
 type cacheOp struct {
 	keySpan
 	valAt, valLen int
@@ -232,7 +232,7 @@ func (b *Batch) noteCached(cf CF, op cacheOp) {
 	switch {
 	case w.all:
 	case len(w.ops) < maxCachedWrites:
-		op.big = !b.s.caches[i].fits(op.key(b.rep.buf), op.val(b.rep.buf))
+		op.big = !b.s.caches[i].keeps(op.key(b.rep.buf), op.val(b.rep.buf))
 		w.ops = append(w.ops, op)
 	case cf == CFSubkey && b.createdKey(op.key(b.rep.buf)):
 		w.freshSkipped = true

@@ -286,6 +286,14 @@ func (r overlayReader) Get(cf CF, key []byte) ([]byte, bool, error) {
 	return r.s.Get(cf, key)
 }
 
+// GetHead reads key's record, or its head, as the queued writes leave it.
+func (r overlayReader) GetHead(cf CF, key []byte) ([]byte, bool, bool, error) {
+	if val, found, known := r.s.ov.get(cf, key); known {
+		return val, true, found, nil
+	}
+	return r.s.GetHead(cf, key)
+}
+
 // MultiGet reads keys as the queued writes leave them.
 func (r overlayReader) MultiGet(cf CF, keys [][]byte) ([][]byte, []bool, error) {
 	if r.s.ov.records.Load() == 0 {

@@ -160,6 +160,21 @@ func (r *pendingReader) Get(cf CF, key []byte) ([]byte, bool, error) {
 	return r.base.Get(cf, key)
 }
 
+// GetHead reads key's record, or its head, as the batch would leave it.
+func (r *pendingReader) GetHead(cf CF, key []byte) ([]byte, bool, bool, error) {
+	if err := r.x.catchUp(r.b); err != nil {
+		return nil, false, false, err
+	}
+	if val, found, known := r.x.lookup(r.b.rep.buf, cf, key); known {
+		return slices.Clone(val), true, found, nil
+	}
+	if hr, ok := r.base.(HeadReader); ok {
+		return hr.GetHead(cf, key)
+	}
+	val, found, err := r.base.Get(cf, key)
+	return val, true, found, err
+}
+
 // MultiGet reads keys as the batch would leave them.
 func (r *pendingReader) MultiGet(cf CF, keys [][]byte) ([][]byte, []bool, error) {
 	if len(keys) == 0 {

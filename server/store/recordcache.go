@@ -38,6 +38,11 @@ import (
 // hold its lock across Store.Write, so two writes of a key never set its
 // entry out of order. A failed write changes nothing, in RocksDB or here.
 type recordCache struct {
+	// head, when set, says how much of a record too long to cache whole
+	// is worth caching alone (metadata.HeadLen: a long string's header,
+	// without its value); such an entry is cut, and only getHead returns
+	// it. nil: such a record is not cached.
+	head      func(val []byte) int
 	seed      maphash.Seed
 	shards    [cacheShards]cacheShard
 	shardMax  int64 // bytes per shard
@@ -84,6 +89,7 @@ type cacheEntry struct {
 	vlen  uint32
 	klen  uint16 // a longer key is not cached (fits)
 	found bool   // false: the key is absent, and vlen is 0
+	cut   bool   // the value is the record's head only (recordCache.head)
 }
 
 func (sh *cacheShard) key(e cacheEntry) []byte {
@@ -99,12 +105,13 @@ func slotBytes(e cacheEntry) int64 {
 	return int64(e.klen) + int64(e.vlen) + cacheEntryOverhead
 }
 
-// newRecordCache returns a cache of at most maxBytes, or nil for 0.
-func newRecordCache(maxBytes int64) *recordCache {
+// newRecordCache returns a cache of at most maxBytes, or nil for 0; head
+// is recordCache.head.
+func newRecordCache(maxBytes int64, head func(val []byte) int) *recordCache {
 	if maxBytes <= 0 {
 		return nil
 	}
-	c := &recordCache{seed: maphash.MakeSeed(), shardMax: max(maxBytes/cacheShards, 1)}
+	c := &recordCache{head: head, seed: maphash.MakeSeed(), shardMax: max(maxBytes/cacheShards, 1)}
 	for i := range c.shards {
 		c.shards[i].entries = make(map[uint64]cacheEntry)
 	}
@@ -178,6 +185,23 @@ func (sh *cacheShard) empty() {
 // get returns a copy of the cached value of key, whether it exists, and
 // whether the cache knew; when it did not, epoch is what fill needs.
 func (c *recordCache) get(key []byte) (val []byte, found, known bool, epoch uint64) {
+	val, found, known, cut, epoch := c.read(key)
+	if cut {
+		val, found, known = nil, false, false
+	}
+	c.count(known)
+	return val, found, known, epoch
+}
+
+// getHead is get that also returns an entry that holds only its record's
+// head (cut), which get counts as a miss.
+func (c *recordCache) getHead(key []byte) (val []byte, found, known, cut bool, epoch uint64) {
+	val, found, known, cut, epoch = c.read(key)
+	c.count(known)
+	return val, found, known, cut, epoch
+}
+
+func (c *recordCache) read(key []byte) (val []byte, found, known, cut bool, epoch uint64) {
 	h, sh := c.locate(key)
 	sh.mu.Lock()
 	e, ok := sh.lookup(h, key)
@@ -186,12 +210,15 @@ func (c *recordCache) get(key []byte) (val []byte, found, known bool, epoch uint
 		val = append(make([]byte, 0, e.vlen), sh.val(e)...)
 	}
 	sh.mu.Unlock()
-	if ok {
+	return val, e.found, ok, e.cut, epoch
+}
+
+func (c *recordCache) count(hit bool) {
+	if hit {
 		c.hits.Add(1)
 	} else {
 		c.misses.Add(1)
 	}
-	return val, e.found, ok, epoch
 }
 
 // peek calls fn with the cached value of key, under its shard's lock (fn
@@ -202,16 +229,12 @@ func (c *recordCache) peek(key []byte, fn func(val []byte)) bool {
 	h, sh := c.locate(key)
 	sh.mu.Lock()
 	e, ok := sh.lookup(h, key)
-	ok = ok && e.found
+	ok = ok && e.found && !e.cut
 	if ok {
 		fn(sh.val(e))
 	}
 	sh.mu.Unlock()
-	if ok {
-		c.hits.Add(1)
-	} else {
-		c.misses.Add(1)
-	}
+	c.count(ok)
 	return ok
 }
 
@@ -236,7 +259,8 @@ func (c *recordCache) fill(key, val []byte, found bool, epoch uint64) {
 // cost more than those hits saved. With the limit, every test of the
 // issue's run was as fast or faster, the 1 KiB ones included
 // (docs/OPERATIONS.md, "Metadata and sub-key caches"). RocksDB's block
-// cache still holds such records.
+// cache still holds such records, and the metadata cache their heads
+// (recordCache.head).
 const maxCachedValue = 512
 
 // fits reports whether an entry of key and val may be cached: its value is
@@ -246,27 +270,37 @@ func (c *recordCache) fits(key, val []byte) bool {
 	return len(val) <= maxCachedValue && entryBytes(key, val) <= c.shardMax/8 && len(key) <= math.MaxUint16
 }
 
-// put stores an entry; sh.mu is held. val is copied. An entry that does not
-// fit is removed instead.
+// keeps reports whether put caches anything of val: all of it, or its head.
+func (c *recordCache) keeps(key, val []byte) bool {
+	return c.fits(key, val) || (c.head != nil && c.fits(key, val[:c.head(val)]))
+}
+
+// put stores an entry; sh.mu is held. val is copied. A value that does not
+// fit is cut to its head, or its entry removed.
 func (c *recordCache) put(sh *cacheShard, h uint64, key, val []byte, found bool) {
 	if sh.closed {
 		return
 	}
+	cut := false
+	if !found {
+		val = nil
+	} else if !c.fits(key, val) && c.head != nil {
+		if n := c.head(val); n < len(val) {
+			val, cut = val[:n], true
+		}
+	}
 	if !c.fits(key, val) {
 		sh.remove(h)
 		return
-	}
-	if !found {
-		val = nil
 	}
 	if old, ok := sh.lookup(h, key); ok && len(val) <= int(old.vlen) {
 		// An overwrite no longer than the value cached (a counter, a
 		// fixed-size field) goes in place: no arena bytes, and at most
 		// one map write instead of a delete and an insert.
 		copy(sh.arena[old.off+int(old.klen):], val)
-		if int(old.vlen) != len(val) || old.found != found {
+		if int(old.vlen) != len(val) || old.found != found || old.cut != cut {
 			sh.bytes -= int64(old.vlen) - int64(len(val))
-			old.vlen, old.found = uint32(len(val)), found
+			old.vlen, old.found, old.cut = uint32(len(val)), found, cut
 			sh.entries[h] = old
 		}
 		return
@@ -284,7 +318,7 @@ func (c *recordCache) put(sh *cacheShard, h uint64, key, val []byte, found bool)
 	if !ok {
 		return
 	}
-	sh.entries[h] = cacheEntry{off: off, klen: uint16(len(key)), vlen: uint32(len(val)), found: found}
+	sh.entries[h] = cacheEntry{off: off, klen: uint16(len(key)), vlen: uint32(len(val)), found: found, cut: cut}
 	sh.bytes += size
 }
 

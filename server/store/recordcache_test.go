@@ -7,10 +7,12 @@ import (
 	"runtime"
 	"testing"
 	"unsafe"
+
+	"github.com/shaledb/shale/metadata"
 )
 
 func TestCacheFillLosesToWrites(t *testing.T) {
-	c := newRecordCache(1 << 20)
+	c := newRecordCache(1<<20, nil)
 	k := []byte("k")
 	if _, _, known, _ := c.get(k); known {
 		t.Fatal("empty cache knows k")
@@ -63,7 +65,7 @@ func TestCacheFillLosesToWrites(t *testing.T) {
 }
 
 func TestCacheGetReturnsACopy(t *testing.T) {
-	c := newRecordCache(1 << 20)
+	c := newRecordCache(1<<20, nil)
 	c.written([]byte("k"), []byte("value"), true)
 	v, _, _, _ := c.get([]byte("k"))
 	v[0] = 'X'
@@ -72,10 +74,54 @@ func TestCacheGetReturnsACopy(t *testing.T) {
 	}
 }
 
+// TestCacheKeepsHeads: a record too long to cache whole keeps its head in a
+// cache that has a head function; only getHead returns it, get and peek
+// miss, and a later short value or a delete replaces it.
+func TestCacheKeepsHeads(t *testing.T) {
+	c := newRecordCache(1<<20, metadata.HeadLen)
+	k := []byte("k")
+	rec := metadata.Meta{Type: metadata.TypeString, ExpireMs: 7, Value: bytes.Repeat([]byte("v"), maxCachedValue+1)}.Append(nil)
+	if !c.keeps(k, rec) {
+		t.Fatal("keeps = false for a long string record")
+	}
+	c.written(k, rec, true)
+	if _, _, known, _ := c.get(k); known {
+		t.Fatal("get returned the head of a long record")
+	}
+	if c.peek(k, func([]byte) {}) {
+		t.Fatal("peek returned the head of a long record")
+	}
+	v, found, known, cut, _ := c.getHead(k)
+	if !known || !found || !cut || !bytes.Equal(v, rec[:metadata.MetaHeaderLen]) {
+		t.Fatalf("getHead = %x, found %v, known %v, cut %v; want the 9-byte head, cut", v, found, known, cut)
+	}
+	short := metadata.Meta{Type: metadata.TypeString, Value: []byte("s")}.Append(nil)
+	c.written(k, short, true) // in place: the head's slot is long enough
+	if v, _, known, _ := c.get(k); !known || !bytes.Equal(v, short) {
+		t.Fatalf("get after a short write = %x, known %v", v, known)
+	}
+	c.written(k, rec, true)
+	c.written(k, nil, false)
+	if _, found, known, cut, _ := c.getHead(k); !known || found || cut {
+		t.Fatalf("getHead after a delete: found %v, known %v, cut %v", found, known, cut)
+	}
+	// Without a head function, or for a record whose head is all of it,
+	// nothing is kept.
+	plain := newRecordCache(1<<20, nil)
+	plain.written(k, rec, true)
+	if _, _, known, _, _ := plain.getHead(k); known || plain.keeps(k, rec) {
+		t.Fatal("a cache without a head function kept a long record")
+	}
+	long := bytes.Repeat([]byte("f"), maxCachedValue+1) // a sub-key value: no head
+	if c.keeps(k, long) {
+		t.Fatal("kept a long record whose head is all of it")
+	}
+}
+
 // TestCachePeek: peek hands over an existing record's cached value, and
 // reports a known absence like an unknown key: neither is a value.
 func TestCachePeek(t *testing.T) {
-	c := newRecordCache(1 << 20)
+	c := newRecordCache(1<<20, nil)
 	c.written([]byte("k"), []byte("v"), true)
 	c.written([]byte("gone"), nil, false)
 	var got []string
@@ -93,7 +139,7 @@ func TestCachePeek(t *testing.T) {
 
 func TestCacheBounded(t *testing.T) {
 	const limit = 1 << 20
-	c := newRecordCache(limit)
+	c := newRecordCache(limit, nil)
 	val := bytes.Repeat([]byte("v"), 100)
 	for i := range 10000 {
 		c.written(fmt.Appendf(nil, "key-%d", i), val, true)
@@ -113,7 +159,7 @@ func TestCacheBounded(t *testing.T) {
 		t.Fatal("a value longer than maxCachedValue was cached, or its old entry kept")
 	}
 	// In a small cache, nor is an entry bigger than an eighth of a shard.
-	small := newRecordCache(64 << 10) // shards of 1 KiB
+	small := newRecordCache(64<<10, nil) // shards of 1 KiB
 	small.written([]byte("k"), bytes.Repeat([]byte("b"), 200), true)
 	if _, _, known, _ := small.get([]byte("k")); known {
 		t.Fatal("an entry bigger than an eighth of a shard was cached")
@@ -137,7 +183,7 @@ func TestCacheBounded(t *testing.T) {
 // TestCacheHashCollision: an entry of another key under the same 64-bit
 // hash is a miss, and a write of the key replaces it.
 func TestCacheHashCollision(t *testing.T) {
-	c := newRecordCache(1 << 20)
+	c := newRecordCache(1<<20, nil)
 	k := []byte("k")
 	h, sh := c.locate(k)
 	c.put(sh, h, []byte("other"), []byte("x"), true)
@@ -154,7 +200,7 @@ func TestCacheHashCollision(t *testing.T) {
 }
 
 func TestCacheOverwritesInPlace(t *testing.T) {
-	c := newRecordCache(1 << 20)
+	c := newRecordCache(1<<20, nil)
 	k := []byte("key")
 	c.written(k, []byte("12345"), true)
 	_, sh := c.locate(k)
@@ -191,7 +237,7 @@ func TestCacheOverwritesInPlace(t *testing.T) {
 // heap, whose collector would otherwise let it grow by go_gc_percent of
 // them; and a closed cache returns its arenas and caches nothing more.
 func TestCacheArenaOutsideGoHeap(t *testing.T) {
-	c := newRecordCache(64 << 20)
+	c := newRecordCache(64<<20, nil)
 	val := bytes.Repeat([]byte("v"), maxCachedValue)
 	heapAlloc := func() uint64 {
 		runtime.GC()
@@ -230,7 +276,7 @@ func TestCacheEntrySmall(t *testing.T) {
 	if n := unsafe.Sizeof(cacheEntry{}); n != 16 {
 		t.Fatalf("cacheEntry takes %d bytes, want 16", n)
 	}
-	c := newRecordCache(64 << 20)
+	c := newRecordCache(64<<20, nil)
 	long := bytes.Repeat([]byte("k"), math.MaxUint16+1)
 	c.written(long, []byte("v"), true)
 	if _, _, known, _ := c.get(long); known {

@@ -14,9 +14,18 @@ type Reader interface {
 	Iterate(cf CF, lower, upper []byte, reverse bool, fn func(key, val []byte) bool) error
 }
 
+// HeadReader is a Reader that can read the head of a record alone
+// (Store.GetHead).
+type HeadReader interface {
+	Reader
+	GetHead(cf CF, key []byte) (val []byte, whole, found bool, err error)
+}
+
 var (
-	_ Reader = (*Store)(nil)
-	_ Reader = (*Snapshot)(nil)
+	_ HeadReader = (*Store)(nil)
+	_ HeadReader = overlayReader{}
+	_ HeadReader = (*pendingReader)(nil)
+	_ Reader     = (*Snapshot)(nil)
 )
 
 // Snapshot is the store as it was at one instant: each write batch is

@@ -104,8 +104,8 @@ func (s *Store) open() error {
 	}
 	s.db, s.opts = db, opts
 	s.ro, s.wo = grocksdb.NewDefaultReadOptions(), grocksdb.NewDefaultWriteOptions()
-	s.caches[cacheSlot(CFMeta)] = newRecordCache(int64(cfg.Storage.MetadataCacheBytes))
-	s.caches[cacheSlot(CFSubkey)] = newRecordCache(int64(cfg.Storage.SubkeyCacheBytes))
+	s.caches[cacheSlot(CFMeta)] = newRecordCache(int64(cfg.Storage.MetadataCacheBytes), metadata.HeadLen)
+	s.caches[cacheSlot(CFSubkey)] = newRecordCache(int64(cfg.Storage.SubkeyCacheBytes), nil)
 	copy(s.cfs[:], handles)
 	for i, h := range handles {
 		s.cfIDs[i] = h.ID()
@@ -217,6 +217,26 @@ func (s *Store) Get(cf CF, key []byte) ([]byte, bool, error) {
 		c.fill(key, val, found, epoch)
 	}
 	return val, found, err
+}
+
+// GetHead is Get for a reader that needs only the head of key's record
+// (metadata.HeadLen), which the record cache may hold alone for a record
+// too long to cache whole. whole says whether val is the whole record.
+func (s *Store) GetHead(cf CF, key []byte) (val []byte, whole, found bool, err error) {
+	c := s.cache(cf)
+	if c == nil {
+		val, found, err = s.get(s.ro, cf, key)
+		return val, true, found, err
+	}
+	val, found, known, cut, epoch := c.getHead(key)
+	if known {
+		return val, !cut, found, nil
+	}
+	val, found, err = s.get(s.ro, cf, key)
+	if err == nil {
+		c.fill(key, val, found, epoch)
+	}
+	return val, true, found, err
 }
 
 // PeekCached calls fn with key's record in cf when cf's record cache holds

@@ -20,6 +20,10 @@ type keyState struct {
 	onDisk     bool  // a record exists (live or expired) and must be removed before re-creation
 	diskExpire int64 // the expire_ms recorded in the expire index, 0 = none
 	diskMeta   metadata.Meta
+	// valueCut: loaded by loadHead, which read only the head of a long
+	// string's record; m.Value is not its value, and the command must
+	// replace the value before it saves the record.
+	valueCut bool
 }
 
 // load reads key's metadata into ks. An expired record reads as absent, but
@@ -37,9 +41,29 @@ func (d *DB) load(ks *keyState, key []byte, now int64) error {
 // loadType is load plus a type check: it returns ErrWrongType when the key
 // is live and holds another type t (0 = any type).
 func (d *DB) loadType(ks *keyState, key []byte, t metadata.Type, now int64) error {
+	return d.loadRecord(ks, key, t, now, false)
+}
+
+// loadHead is load for a command that replaces a string's value without
+// reading it (SET, MSET): the metadata cache may give only the head of a
+// long string's record, and then ks.m.Value is nil and ks.valueCut set.
+func (d *DB) loadHead(ks *keyState, key []byte, now int64) error {
+	return d.loadRecord(ks, key, 0, now, true)
+}
+
+func (d *DB) loadRecord(ks *keyState, key []byte, t metadata.Type, now int64, headOnly bool) error {
 	p := d.phys()
 	*ks = keyState{db: d, phys: p, key: key, mkey: metadata.AppendMetaKey(nil, p, key)}
-	raw, ok, err := d.rd.Get(store.CFMeta, ks.mkey)
+	var raw []byte
+	var ok bool
+	var err error
+	if hr, isHead := d.rd.(store.HeadReader); headOnly && isHead {
+		var whole bool
+		raw, whole, ok, err = hr.GetHead(store.CFMeta, ks.mkey)
+		ks.valueCut = !whole
+	} else {
+		raw, ok, err = d.rd.Get(store.CFMeta, ks.mkey)
+	}
 	if err != nil {
 		return err
 	}
@@ -52,6 +76,9 @@ func (d *DB) loadType(ks *keyState, key []byte, t metadata.Type, now int64) erro
 	m, err := metadata.DecodeMeta(raw)
 	if err != nil {
 		return fmt.Errorf("key %q: %w", key, err)
+	}
+	if ks.valueCut {
+		m.Value = nil
 	}
 	ks.onDisk = true
 	ks.diskMeta = m
@@ -184,6 +211,9 @@ func (ks *keyState) save(b *store.Batch) {
 		// An HSET or ZADD that only changed members: rewriting the same
 		// record would cost a memtable insert, the dearest part of a write.
 		return
+	}
+	if ks.valueCut && ks.m.Type == metadata.TypeString && !ks.m.Frag {
+		panic("types: saving a string record whose value was not loaded (loadHead)") // a bug
 	}
 	// A buffer on the stack (Put copies the value): Meta.Append is too big
 	// to inline, so Append(nil) would allocate as it grows.

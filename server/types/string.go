@@ -53,7 +53,7 @@ func (ks *keyState) setStringAs(b *store.Batch, val []byte, expireMs int64, raw 
 	}
 	ks.dropFrags(b)
 	ks.m.Raw = raw
-	ks.m.Value = val
+	ks.m.Value, ks.valueCut = val, false
 	ks.m.ExpireMs = expireMs
 	ks.save(b)
 	return nil
@@ -91,7 +91,12 @@ func (d *DB) Set(key, val []byte, o SetOptions) (SetResult, error) {
 	defer unlock()
 	now := d.e.now()
 	ks := &keyState{}
-	err := d.load(ks, key, now)
+	var err error
+	if o.Get {
+		err = d.load(ks, key, now)
+	} else {
+		err = d.loadHead(ks, key, now) // the old value is replaced unread
+	}
 	if err != nil {
 		return SetResult{}, err
 	}
@@ -154,7 +159,7 @@ func (d *DB) MSet(pairs [][]byte, exists IfExists) (bool, error) {
 			continue
 		}
 		ks := &loaded[i]
-		if err := d.load(ks, k, now); err != nil {
+		if err := d.loadHead(ks, k, now); err != nil { // the old values are replaced unread
 			return false, err
 		}
 		if exists == WriteNothing && ks.live {
