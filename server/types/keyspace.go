@@ -22,7 +22,7 @@ func (d *DB) Del(keys [][]byte) (int64, error) {
 			}
 			seen[string(k)] = true
 			ks := &keyState{}
-			if err := d.load(ks, k, now); err != nil {
+			if err := d.loadHead(ks, k, now); err != nil {
 				return err
 			}
 			if ks.live {
@@ -43,7 +43,7 @@ func (d *DB) Exists(keys [][]byte) (int64, error) {
 	var n int64
 	for _, k := range keys {
 		ks := &keyState{}
-		if err := d.load(ks, k, now); err != nil {
+		if err := d.loadHead(ks, k, now); err != nil {
 			return 0, err
 		}
 		if ks.live {
@@ -58,7 +58,7 @@ func (d *DB) Type(key []byte) (string, error) {
 	unlock := d.lock(key)
 	defer unlock()
 	ks := &keyState{}
-	if err := d.load(ks, key, d.e.now()); err != nil || !ks.live {
+	if err := d.loadHead(ks, key, d.e.now()); err != nil || !ks.live {
 		return "none", err
 	}
 	return ks.m.Type.String(), nil
@@ -123,7 +123,7 @@ func (d *DB) TTL(key []byte) (expireMs, now int64, err error) {
 	defer unlock()
 	now = d.e.now()
 	ks := &keyState{}
-	err = d.load(ks, key, now)
+	err = d.loadHead(ks, key, now)
 	switch {
 	case err != nil:
 		return 0, now, err

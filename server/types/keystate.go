@@ -44,9 +44,10 @@ func (d *DB) loadType(ks *keyState, key []byte, t metadata.Type, now int64) erro
 	return d.loadRecord(ks, key, t, now, false)
 }
 
-// loadHead is load for a command that replaces a string's value without
-// reading it (SET, MSET): the metadata cache may give only the head of a
-// long string's record, and then ks.m.Value is nil and ks.valueCut set.
+// loadHead is load for a command that does not read a string's value:
+// SET and MSET replace it, DEL removes the key, EXISTS, TYPE and TTL look
+// at the head alone. The metadata cache may give only the head of a long
+// string's record, and then ks.m.Value is nil and ks.valueCut set.
 func (d *DB) loadHead(ks *keyState, key []byte, now int64) error {
 	return d.loadRecord(ks, key, 0, now, true)
 }

@@ -38,8 +38,17 @@ func TestSetOverLongStringReadsHead(t *testing.T) {
 	if _, err := d.MSet(bs("k", string(long('d'))), Overwrite); err != nil {
 		t.Fatal(err)
 	}
+	if n, err := d.Exists([][]byte{k}); err != nil || n != 1 {
+		t.Fatalf("EXISTS = %d, %v", n, err)
+	}
+	if typ, err := d.Type(k); err != nil || typ != "string" {
+		t.Fatalf("TYPE = %q, %v", typ, err)
+	}
+	if at, _, err := d.TTL(k); err != nil || at != -1 {
+		t.Fatalf("TTL = %d, %v; want -1", at, err)
+	}
 	if n := misses() - before; n != 0 {
-		t.Fatalf("SET and MSET over a long string missed the metadata cache %d times, want 0", n)
+		t.Fatalf("SET, MSET, EXISTS, TYPE and TTL of a long string missed the metadata cache %d times, want 0", n)
 	}
 	if v := get(); !bytes.Equal(v, long('d')) {
 		t.Fatalf("GET = %d bytes of %q", len(v), v[:1])
@@ -73,7 +82,15 @@ func TestSetOverLongStringReadsHead(t *testing.T) {
 	if v := get(); v == nil || len(v) != 0 {
 		t.Fatalf("GET after SET of an empty value = %q", v)
 	}
-	if typ, err := d.Type(k); err != nil || typ != "string" {
-		t.Fatalf("TYPE = %q, %v", typ, err)
+	set(long('i'), SetOptions{})
+	before = misses()
+	if n, err := d.Del([][]byte{k}); err != nil || n != 1 {
+		t.Fatalf("DEL = %d, %v", n, err)
+	}
+	if n := misses() - before; n != 0 {
+		t.Fatalf("DEL of a long string missed the metadata cache %d times, want 0", n)
+	}
+	if v, ok, err := d.Get(k); err != nil || ok || v != nil {
+		t.Fatalf("GET after DEL = %q, %v, %v", v, ok, err)
 	}
 }
