@@ -11,7 +11,6 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/shaledb/shale/conf"
 	"github.com/shaledb/shale/server/store"
 	"github.com/shaledb/shale/server/store/storetest"
 	"github.com/shaledb/shale/subkey"
@@ -475,15 +474,17 @@ func TestLMPopOrder(t *testing.T) {
 func TestListRangeFromCache(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
-		cacheBytes conf.ByteSize
+		smallCache bool // 64 KiB: about 770 list elements
 		elements   int
 	}{
-		{"all cached", 8 << 20, 100},
-		{"mostly evicted", 64 << 10, 3000},
+		{"all cached", false, 100},
+		{"mostly evicted", true, 3000},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := storetest.Config(t)
-			cfg.Storage.SubkeyCacheBytes = tc.cacheBytes
+			if tc.smallCache {
+				cfg.Storage.SubkeyCacheBytes = 64 << 10
+			}
 			st := storetest.Open(t, &cfg)
 			d, err := New(st, zerolog.New(zerolog.NewTestWriter(t))).DB(0)
 			if err != nil {
