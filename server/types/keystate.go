@@ -55,10 +55,14 @@ func (d *DB) loadHead(ks *keyState, key []byte, now int64) error {
 func (d *DB) loadRecord(ks *keyState, key []byte, t metadata.Type, now int64, headOnly bool) error {
 	p := d.phys()
 	*ks = keyState{db: d, phys: p, key: key, mkey: metadata.AppendMetaKey(nil, p, key)}
+	var hr store.HeadReader
+	if headOnly {
+		hr, _ = d.rd.(store.HeadReader) // a snapshot view reads whole records
+	}
 	var raw []byte
 	var ok bool
 	var err error
-	if hr, isHead := d.rd.(store.HeadReader); headOnly && isHead {
+	if hr != nil {
 		var whole bool
 		raw, whole, ok, err = hr.GetHead(store.CFMeta, ks.mkey)
 		ks.valueCut = !whole
