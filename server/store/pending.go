@@ -151,28 +151,35 @@ type pendingReader struct {
 
 // Get reads key as the batch would leave it.
 func (r *pendingReader) Get(cf CF, key []byte) ([]byte, bool, error) {
-	if err := r.x.catchUp(r.b); err != nil {
-		return nil, false, err
-	}
-	if val, found, known := r.x.lookup(r.b.rep.buf, cf, key); known {
-		return slices.Clone(val), found, nil
+	val, found, known, err := r.batched(cf, key)
+	if err != nil || known {
+		return val, found, err
 	}
 	return r.base.Get(cf, key)
 }
 
 // GetHead reads key's record, or its head, as the batch would leave it.
 func (r *pendingReader) GetHead(cf CF, key []byte) ([]byte, bool, bool, error) {
-	if err := r.x.catchUp(r.b); err != nil {
-		return nil, false, false, err
-	}
-	if val, found, known := r.x.lookup(r.b.rep.buf, cf, key); known {
-		return slices.Clone(val), true, found, nil
+	val, found, known, err := r.batched(cf, key)
+	if err != nil || known {
+		return val, true, found, err
 	}
 	if hr, ok := r.base.(HeadReader); ok {
 		return hr.GetHead(cf, key)
 	}
-	val, found, err := r.base.Get(cf, key)
+	val, found, err = r.base.Get(cf, key)
 	return val, true, found, err
+}
+
+// batched is the record of key the batch writes, if it writes one (known).
+func (r *pendingReader) batched(cf CF, key []byte) (val []byte, found, known bool, err error) {
+	if err := r.x.catchUp(r.b); err != nil {
+		return nil, false, false, err
+	}
+	if val, found, known := r.x.lookup(r.b.rep.buf, cf, key); known {
+		return slices.Clone(val), found, true, nil
+	}
+	return nil, false, false, nil
 }
 
 // MultiGet reads keys as the batch would leave them.

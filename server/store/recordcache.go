@@ -40,8 +40,8 @@ import (
 type recordCache struct {
 	// head, when set, says how much of a record too long to cache whole
 	// is worth caching alone (metadata.HeadLen: a long string's header,
-	// without its value); such an entry is cut, and only getHead returns
-	// it. nil: such a record is not cached.
+	// without its value); such an entry is cut, and only a lookup with
+	// head set returns it. nil: such a record is not cached.
 	head      func(val []byte) int
 	seed      maphash.Seed
 	shards    [cacheShards]cacheShard
@@ -185,31 +185,25 @@ func (sh *cacheShard) empty() {
 // get returns a copy of the cached value of key, whether it exists, and
 // whether the cache knew; when it did not, epoch is what fill needs.
 func (c *recordCache) get(key []byte) (val []byte, found, known bool, epoch uint64) {
-	val, found, known, cut, epoch := c.read(key)
-	if cut {
-		val, found, known = nil, false, false
-	}
-	c.count(known)
+	val, found, known, _, epoch = c.lookup(key, false)
 	return val, found, known, epoch
 }
 
-// getHead is get that also returns an entry that holds only its record's
-// head (cut), which get counts as a miss.
-func (c *recordCache) getHead(key []byte) (val []byte, found, known, cut bool, epoch uint64) {
-	val, found, known, cut, epoch = c.read(key)
-	c.count(known)
-	return val, found, known, cut, epoch
-}
-
-func (c *recordCache) read(key []byte) (val []byte, found, known, cut bool, epoch uint64) {
+// lookup is get; with head set, it also returns an entry that holds only
+// its record's head (cut), which get counts as a miss.
+func (c *recordCache) lookup(key []byte, head bool) (val []byte, found, known, cut bool, epoch uint64) {
 	h, sh := c.locate(key)
 	sh.mu.Lock()
 	e, ok := sh.lookup(h, key)
 	epoch = sh.epoch
+	if ok && e.cut && !head {
+		ok, e = false, cacheEntry{}
+	}
 	if ok && e.found {
 		val = append(make([]byte, 0, e.vlen), sh.val(e)...)
 	}
 	sh.mu.Unlock()
+	c.count(ok)
 	return val, e.found, ok, e.cut, epoch
 }
 
@@ -281,15 +275,17 @@ func (c *recordCache) put(sh *cacheShard, h uint64, key, val []byte, found bool)
 	if sh.closed {
 		return
 	}
-	cut := false
 	if !found {
 		val = nil
-	} else if !c.fits(key, val) && c.head != nil {
+	}
+	fits, cut := c.fits(key, val), false
+	if !fits && found && c.head != nil {
 		if n := c.head(val); n < len(val) {
 			val, cut = val[:n], true
+			fits = c.fits(key, val)
 		}
 	}
-	if !c.fits(key, val) {
+	if !fits {
 		sh.remove(h)
 		return
 	}

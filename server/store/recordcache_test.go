@@ -75,7 +75,7 @@ func TestCacheGetReturnsACopy(t *testing.T) {
 }
 
 // TestCacheKeepsHeads: a record too long to cache whole keeps its head in a
-// cache that has a head function; only getHead returns it, get and peek
+// cache that has a head function; only lookup with head returns it, get and peek
 // miss, and a later short value or a delete replaces it.
 func TestCacheKeepsHeads(t *testing.T) {
 	c := newRecordCache(1<<20, metadata.HeadLen)
@@ -91,9 +91,9 @@ func TestCacheKeepsHeads(t *testing.T) {
 	if c.peek(k, func([]byte) {}) {
 		t.Fatal("peek returned the head of a long record")
 	}
-	v, found, known, cut, _ := c.getHead(k)
+	v, found, known, cut, _ := c.lookup(k, true)
 	if !known || !found || !cut || !bytes.Equal(v, rec[:metadata.MetaHeaderLen]) {
-		t.Fatalf("getHead = %x, found %v, known %v, cut %v; want the 9-byte head, cut", v, found, known, cut)
+		t.Fatalf("lookup(head) = %x, found %v, known %v, cut %v; want the 9-byte head, cut", v, found, known, cut)
 	}
 	short := metadata.Meta{Type: metadata.TypeString, Value: []byte("s")}.Append(nil)
 	c.written(k, short, true) // in place: the head's slot is long enough
@@ -102,14 +102,14 @@ func TestCacheKeepsHeads(t *testing.T) {
 	}
 	c.written(k, rec, true)
 	c.written(k, nil, false)
-	if _, found, known, cut, _ := c.getHead(k); !known || found || cut {
-		t.Fatalf("getHead after a delete: found %v, known %v, cut %v", found, known, cut)
+	if _, found, known, cut, _ := c.lookup(k, true); !known || found || cut {
+		t.Fatalf("lookup(head) after a delete: found %v, known %v, cut %v", found, known, cut)
 	}
 	// Without a head function, or for a record whose head is all of it,
 	// nothing is kept.
 	plain := newRecordCache(1<<20, nil)
 	plain.written(k, rec, true)
-	if _, _, known, _, _ := plain.getHead(k); known || plain.keeps(k, rec) {
+	if _, _, known, _, _ := plain.lookup(k, true); known || plain.keeps(k, rec) {
 		t.Fatal("a cache without a head function kept a long record")
 	}
 	long := bytes.Repeat([]byte("f"), maxCachedValue+1) // a sub-key value: no head

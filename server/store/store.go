@@ -204,18 +204,7 @@ func (s *Store) Databases() int { return s.cfg.Server.Databases }
 // Get reads one record, through the column family's cache when it has one
 // (see recordCache). The value is a copy in Go memory.
 func (s *Store) Get(cf CF, key []byte) ([]byte, bool, error) {
-	c := s.cache(cf)
-	if c == nil {
-		return s.get(s.ro, cf, key)
-	}
-	val, found, known, epoch := c.get(key)
-	if known {
-		return val, found, nil
-	}
-	val, found, err := s.get(s.ro, cf, key)
-	if err == nil {
-		c.fill(key, val, found, epoch)
-	}
+	val, _, found, err := s.read(cf, key, false)
 	return val, found, err
 }
 
@@ -223,12 +212,18 @@ func (s *Store) Get(cf CF, key []byte) ([]byte, bool, error) {
 // (metadata.HeadLen), which the record cache may hold alone for a record
 // too long to cache whole. whole says whether val is the whole record.
 func (s *Store) GetHead(cf CF, key []byte) (val []byte, whole, found bool, err error) {
+	return s.read(cf, key, true)
+}
+
+// read is Get, or GetHead with head set: the cache, else RocksDB, whose
+// answer fills the cache.
+func (s *Store) read(cf CF, key []byte, head bool) (val []byte, whole, found bool, err error) {
 	c := s.cache(cf)
 	if c == nil {
 		val, found, err = s.get(s.ro, cf, key)
 		return val, true, found, err
 	}
-	val, found, known, cut, epoch := c.getHead(key)
+	val, found, known, cut, epoch := c.lookup(key, head)
 	if known {
 		return val, !cut, found, nil
 	}
