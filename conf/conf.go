@@ -118,7 +118,8 @@ type Server struct {
 	// set, takes precedence.
 	GoGCPercent int `toml:"go_gc_percent"`
 	// GoMaxProcs is Go's GOMAXPROCS: how many threads may run Go code at
-	// once (RocksDB's own threads and calls into it are not counted).
+	// once (RocksDB's own threads are not counted; a call into RocksDB
+	// holds its thread's place until Go hands it on, after about 20 µs).
 	// Default 0, Go's default: the CPUs the process may use. On a machine
 	// whose clients share its few cores, fewer can serve more
 	// (docs/LATENCY.md). At least 0. The GOMAXPROCS environment variable,
