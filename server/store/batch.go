@@ -232,7 +232,7 @@ func (b *Batch) noteCached(cf CF, op cacheOp) {
 	switch {
 	case w.all:
 	case len(w.ops) < maxCachedWrites:
-		op.big = !b.s.caches[i].keeps(op.key(b.rep.buf), op.val(b.rep.buf))
+		op.big = !b.s.caches[i].keeps(op.key(b.rep.buf), op.val(b.rep.buf), op.found)
 		w.ops = append(w.ops, op)
 	case cf == CFSubkey && b.createdKey(op.key(b.rep.buf)):
 		w.freshSkipped = true

@@ -264,9 +264,28 @@ func (c *recordCache) fits(key, val []byte) bool {
 	return len(val) <= maxCachedValue && entryBytes(key, val) <= c.shardMax/8 && len(key) <= math.MaxUint16
 }
 
-// keeps reports whether put caches anything of val: all of it, or its head.
-func (c *recordCache) keeps(key, val []byte) bool {
-	return c.fits(key, val) || (c.head != nil && c.fits(key, val[:c.head(val)]))
+// kept is what put caches of key's record val (found=false: key is
+// absent): all of it, its head alone (cut), or nothing (ok false).
+func (c *recordCache) kept(key, val []byte, found bool) (entry []byte, cut, ok bool) {
+	if !found {
+		return nil, false, c.fits(key, nil)
+	}
+	if c.fits(key, val) {
+		return val, false, true
+	}
+	if c.head != nil {
+		if n := c.head(val); n < len(val) && c.fits(key, val[:n]) {
+			return val[:n], true, true
+		}
+	}
+	return nil, false, false
+}
+
+// keeps reports whether put caches anything of val, which a write puts
+// (found) or deletes: all of it, or its head.
+func (c *recordCache) keeps(key, val []byte, found bool) bool {
+	_, _, ok := c.kept(key, val, found)
+	return ok
 }
 
 // put stores an entry; sh.mu is held. val is copied. A value that does not
@@ -275,17 +294,8 @@ func (c *recordCache) put(sh *cacheShard, h uint64, key, val []byte, found bool)
 	if sh.closed {
 		return
 	}
-	if !found {
-		val = nil
-	}
-	fits, cut := c.fits(key, val), false
-	if !fits && found && c.head != nil {
-		if n := c.head(val); n < len(val) {
-			val, cut = val[:n], true
-			fits = c.fits(key, val)
-		}
-	}
-	if !fits {
+	val, cut, ok := c.kept(key, val, found)
+	if !ok {
 		sh.remove(h)
 		return
 	}

@@ -81,7 +81,7 @@ func TestCacheKeepsHeads(t *testing.T) {
 	c := newRecordCache(1<<20, metadata.HeadLen)
 	k := []byte("k")
 	rec := metadata.Meta{Type: metadata.TypeString, ExpireMs: 7, Value: bytes.Repeat([]byte("v"), maxCachedValue+1)}.Append(nil)
-	if !c.keeps(k, rec) {
+	if !c.keeps(k, rec, true) {
 		t.Fatal("keeps = false for a long string record")
 	}
 	c.written(k, rec, true)
@@ -109,11 +109,11 @@ func TestCacheKeepsHeads(t *testing.T) {
 	// nothing is kept.
 	plain := newRecordCache(1<<20, nil)
 	plain.written(k, rec, true)
-	if _, _, known, _, _ := plain.lookup(k, true); known || plain.keeps(k, rec) {
+	if _, _, known, _, _ := plain.lookup(k, true); known || plain.keeps(k, rec, true) {
 		t.Fatal("a cache without a head function kept a long record")
 	}
 	long := bytes.Repeat([]byte("f"), maxCachedValue+1) // a sub-key value: no head
-	if c.keeps(k, long) {
+	if c.keeps(k, long, true) {
 		t.Fatal("kept a long record whose head is all of it")
 	}
 }
