@@ -302,7 +302,10 @@ func (g *Group) settleReads(err error, from, upTo uint64) error {
 // if that succeeded, and releases every lock.
 func (g *Group) end(write bool) error {
 	var err error
-	if write {
+	switch {
+	case write && g.exclusive:
+		err = g.s.writeExclusive(g.b)
+	case write:
 		err = g.s.Write(g.b)
 	}
 	if err == nil && write {

@@ -35,13 +35,14 @@ type writeQueue struct {
 
 // queuedWrite is one batch in the queue, from submit to await.
 type queuedWrite struct {
-	b      *Batch
-	ticket uint64
-	since  time.Time // when it queued, for WaitStats's Queue
-	err    error
-	first  bool          // it found no leader at submit: it leads, unwoken
-	lead   bool          // it was woken to lead
-	done   chan struct{} // one send per wake-up
+	b         *Batch
+	ticket    uint64
+	since     time.Time // when it queued, for WaitStats's Queue
+	err       error
+	first     bool          // it found no leader at submit: it leads, unwoken
+	lead      bool          // it was woken to lead
+	exclusive bool          // its writer holds the world lock: nothing joins it
+	done      chan struct{} // one send per wake-up
 }
 
 var queuedWritePool = sync.Pool{New: func() any { return &queuedWrite{done: make(chan struct{}, 1)} }}
@@ -90,7 +91,7 @@ func (q *writeQueue) await(s *Store, w *queuedWrite) error {
 		q.lead(s, w)
 	}
 	err := w.err
-	w.b, w.err, w.first, w.lead = nil, nil, false, false
+	w.b, w.err, w.first, w.lead, w.exclusive = nil, nil, false, false, false
 	queuedWritePool.Put(w)
 	return err
 }
@@ -105,8 +106,12 @@ func (q *writeQueue) lead(s *Store, w *queuedWrite) {
 	// long enough for the runtime to hand the P away; with 50 clients on
 	// 2 cores a write carried 1.6 SETs without the yield and about 10 with
 	// it, and the writes' p99 halved (docs/LATENCY.md). When nothing else
-	// is ready, the yield is one trip through the scheduler.
-	runtime.Gosched()
+	// is ready, the yield is one trip through the scheduler. The holder of
+	// the world lock skips it: nothing can join its write, and a script
+	// that yielded there held every other command up the longer.
+	if !w.exclusive {
+		runtime.Gosched()
+	}
 	q.mu.Lock()
 	n, size := 0, len(w.b.rep.buf)
 	for n < len(q.waiting) && size+len(q.waiting[n].b.rep.buf) <= maxJoinedBytes {
