@@ -281,13 +281,11 @@ func (b *Batch) Len() int { return int(b.rep.count) + len(b.deltas) + len(b.rese
 // are joined into one DB.Write (see writeQueue).
 func (s *Store) Write(b *Batch) error { return s.write(b, false) }
 
-// writeExclusive is Write for the holder of the world lock's write side
-// (an exclusive transaction's group: a script, a function, a transaction
-// whose keys are unknown). No other command can queue a batch to join its
-// write, so its write leads at once: the write queue's yield would only
-// run goroutines that then wait for the world lock.
-func (s *Store) writeExclusive(b *Batch) error { return s.write(b, true) }
-
+// write is Write; exclusive is set for the holder of the world lock's
+// write side (an exclusive transaction's group: a script, a function, a
+// transaction whose keys are unknown). No other command can queue a batch
+// to join that write, so it leads at once: the write queue's yield would
+// only run goroutines that then wait for the world lock.
 func (s *Store) write(b *Batch, exclusive bool) error {
 	if empty, err := s.prepareWrite(b); empty || err != nil {
 		return err

@@ -302,11 +302,8 @@ func (g *Group) settleReads(err error, from, upTo uint64) error {
 // if that succeeded, and releases every lock.
 func (g *Group) end(write bool) error {
 	var err error
-	switch {
-	case write && g.exclusive:
-		err = g.s.writeExclusive(g.b)
-	case write:
-		err = g.s.Write(g.b)
+	if write {
+		err = g.s.write(g.b, g.exclusive)
 	}
 	if err == nil && write {
 		for _, fn := range g.after {
