@@ -429,7 +429,8 @@ func (f *cmdFuzzer) exec(args [][]byte) string {
 		return fmt.Sprintf("wrote more than one reply: then %c%.80q", echo.kind, echo.str)
 	}
 	if n := f.r.Buffered(); n > 0 {
-		return fmt.Sprintf("%d bytes follow the replies", n)
+		extra, _ := f.r.Peek(min(n, 80))
+		return fmt.Sprintf("%d bytes follow the replies: %q", n, extra)
 	}
 	return ""
 }
