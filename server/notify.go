@@ -601,11 +601,17 @@ func (s *Server) endEvents(c *Ctx) {
 
 // publishEvents publishes the client's events, then forgets them.
 func (s *Server) publishEvents(cl *Client) {
-	for _, ev := range cl.events {
+	s.publishSome(cl, cl.events)
+	s.dropEvents(cl)
+}
+
+// publishSome publishes events, some of cl's, and sends their
+// invalidations.
+func (s *Server) publishSome(cl *Client, events []keyEvent) {
+	for _, ev := range events {
 		s.publishEvent(ev)
 	}
-	s.invalidateEvents(cl, cl.events)
-	s.dropEvents(cl)
+	s.invalidateEvents(cl, events)
 }
 
 // dropEvents forgets the client's events: its group or transaction wrote

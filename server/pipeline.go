@@ -68,18 +68,21 @@ func (p *pipelineGroup) viewOf(db *types.DB) *types.DB {
 }
 
 // groupReply is one grouped command's reply, buf[start:end] of redcon's
-// reply buffer, and its record for the command statistics.
+// reply buffer, its record for the command statistics, and how many of
+// the client's events there were once it ran.
 type groupReply struct {
 	start, end int
 	wrote      bool
 	call       heldCall
+	events     int
 }
 
 // joined records where the grouped command that just ran put its reply:
 // from start to the end of the buffer. wrote tells whether its writes are
-// in the batch; call is its run, recorded once the group commits.
-func (p *pipelineGroup) joined(start int, wrote bool, call heldCall) {
-	p.replies = append(p.replies, groupReply{start, bufferedLen(p.wr), wrote, call})
+// in the batch; call is its run, recorded once the group commits; events
+// is the length of the client's events after it.
+func (p *pipelineGroup) joined(start int, wrote bool, call heldCall, events int) {
+	p.replies = append(p.replies, groupReply{start, bufferedLen(p.wr), wrote, call, events})
 }
 
 func (p *pipelineGroup) active() bool { return p.g != nil && p.g.Active() }
@@ -150,7 +153,7 @@ func (s *Server) commitGroup(c *Client, conn redcon.Conn) {
 		s.dropEvents(c)
 		return
 	}
-	s.publishEvents(c)
+	s.publishGroupEvents(c, p)
 	clear(p.replies) // their arguments are redcon's buffer
 	p.replies = p.replies[:0]
 	for _, bk := range p.ready {
@@ -164,6 +167,32 @@ func (s *Server) commitGroup(c *Client, conn redcon.Conn) {
 // each with the commit's time, took, added: every reply waited for it, so
 // the slow log and latency histograms show a slow write on every command
 // it held back. A failed commit (err) fails each command whose reply
+// publishGroupEvents publishes the events of the written group command by
+// command, and puts the invalidations each command's writes send its own
+// client right after that command's reply, where Redis sends them, rather
+// than after the reply of whatever command runs next.
+func (s *Server) publishGroupEvents(c *Client, p *pipelineGroup) {
+	if !c.trk.used.Load() {
+		s.publishEvents(c)
+		return
+	}
+	buf := p.wr.Buffer()
+	out := make([]byte, 0, len(buf))
+	out = append(out, buf[:p.mark]...)
+	end, from := p.mark, 0
+	for _, r := range p.replies {
+		out = append(out, buf[end:r.end]...)
+		end = r.end
+		s.publishSome(c, c.events[from:r.events])
+		from = r.events
+		out = c.takePending(out)
+	}
+	s.publishSome(c, c.events[from:])
+	out = append(out, buf[end:]...)
+	p.wr.SetBuffer(out)
+	s.dropEvents(c)
+}
+
 // rewriteReplies replaces.
 func (s *Server) recordGroupCalls(c *Client, p *pipelineGroup, took time.Duration, err error) {
 	readFailed := errors.Is(err, store.ErrReadFailed)

@@ -443,7 +443,7 @@ func (s *Server) dispatch(c *Client, conn redcon.Conn, args [][]byte) {
 	}
 	s.call(ctx, cmd, sub, run, args)
 	if grouped != nil {
-		c.pipe.joined(replyStart, c.pipe.g.Writes() > writesBefore, ctx.held)
+		c.pipe.joined(replyStart, c.pipe.g.Writes() > writesBefore, ctx.held, len(c.events))
 	}
 }
 

@@ -182,6 +182,18 @@ func (cl *Client) trackingIdle() func() {
 	}
 }
 
+// takePending appends the invalidations held back for cl to out, and
+// forgets them: a pipeline group puts them after the reply of the command
+// that made them (publishGroupEvents).
+func (cl *Client) takePending(out []byte) []byte {
+	t := &cl.trk
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out = append(out, t.pending...)
+	t.pending = resetPending(t.pending)
+	return out
+}
+
 // resetPending empties a pending buffer, and lets a large one go.
 func resetPending(b []byte) []byte {
 	if cap(b) > 64<<10 {

@@ -311,11 +311,12 @@ var addrNorm = redact(`127\.0\.0\.1:\d+`, "127.0.0.1:*")
 // r3step is one step of a case: a command sent on one of the case's
 // connections, and usually its reply read back.
 type r3step struct {
-	conn   int      // 0, or 1 for the case's second client
-	args   []string // the command; nil to read one more reply (a push, a blocked command's answer)
-	noRead bool     // send and read nothing: the command blocks, or has no reply (CLIENT REPLY SKIP)
-	proto  int      // 2 or 3 to run the step under that protocol alone (a push RESP2 does not send); 0 for both
-	keep   bool     // later steps' prevReply arguments stand for this reply's text
+	conn   int        // 0, or 1 for the case's second client
+	args   []string   // the command; nil to read one more reply (a push, a blocked command's answer)
+	noRead bool       // send and read nothing: the command blocks, or has no reply (CLIENT REPLY SKIP)
+	then   [][]string // commands sent in the same write as args (pipe)
+	proto  int        // 2 or 3 to run the step under that protocol alone (a push RESP2 does not send); 0 for both
+	keep   bool       // later steps' prevReply arguments stand for this reply's text
 	norm   []normalizer
 }
 
@@ -338,6 +339,11 @@ func c1(args ...string) r3step { return r3step{conn: 1, args: args} }
 // blocks until a later step, or one that has no reply; send1 on the second.
 func send(args ...string) r3step  { return r3step{args: args, noRead: true} }
 func send1(args ...string) r3step { return r3step{conn: 1, args: args, noRead: true} }
+
+// pipe sends commands on the first connection in one write, so that the
+// server reads them at once, and reads nothing: recv steps read the
+// replies. prevReply stands for nothing in them.
+func pipe(cmds ...[]string) r3step { return r3step{args: cmds[0], then: cmds[1:], noRead: true} }
 
 // recv reads one more reply on the first connection; recv1 on the second.
 func recv() r3step  { return r3step{} }
@@ -404,9 +410,9 @@ func (s *resp3Session) close() {
 	}
 }
 
-// do sends args on connection i unless args is nil, and reads one reply
-// unless noRead.
-func (s *resp3Session) do(i int, args []string, noRead bool) (rnode, error) {
+// do sends args, and then the commands of then in the same write, on
+// connection i unless args is nil, and reads one reply unless noRead.
+func (s *resp3Session) do(i int, args []string, noRead bool, then ...[]string) (rnode, error) {
 	cn := s.conns[i]
 	if args != nil {
 		args = slices.Clone(args)
@@ -416,7 +422,11 @@ func (s *resp3Session) do(i int, args []string, noRead bool) (rnode, error) {
 			}
 		}
 		_ = cn.SetWriteDeadline(time.Now().Add(5 * time.Second))
-		if _, err := cn.Write([]byte(respCmd(args...))); err != nil {
+		req := respCmd(args...)
+		for _, cmd := range then {
+			req += respCmd(cmd...)
+		}
+		if _, err := cn.Write([]byte(req)); err != nil {
 			return rnode{}, err
 		}
 	}
@@ -474,7 +484,7 @@ func runResp3Case(t *testing.T, servers [2]resp3Server, proto int, tc resp3Case)
 		}
 		var out [2]string
 		for j, s := range sess {
-			reply, err := s.do(st.conn, st.args, st.noRead)
+			reply, err := s.do(st.conn, st.args, st.noRead, st.then...)
 			if err != nil {
 				t.Fatalf("step %d %s: %s: %v", i, stepName(st), servers[j].name, err)
 			}
