@@ -35,7 +35,8 @@ import (
 // table when the write looks. Its reply must then reach the client before
 // the invalidation does: a client's invalidations wait in its pending
 // buffer while its connection runs a batch of commands (busy), and follow
-// the reply of the command running; between batches they are written at
+// the reply of the command running (in a pipeline group, of the command
+// that wrote: publishGroupEvents); between batches they are written at
 // once, through the queue pub/sub messages use (guardConn.sendMessage),
 // whole frames between whole replies. Redis sends a client the
 // invalidations of its own writes after the command's reply too. A write
