@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/csv"
 	"net"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/panjf2000/gnet/v2"
 	"github.com/shaledb/shale/cmd/internal/benchhost"
 	"github.com/tidwall/redcon"
 )
@@ -111,17 +113,41 @@ func TestSummarizeThroughput(t *testing.T) {
 	}
 }
 
-// TestCeilingServer drives the ceiling server over a raw connection.
+// TestCeilingServer drives the ceiling server over a raw connection, in
+// both its network layers.
 func TestCeilingServer(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := redcon.NewServer("", newCeilingStore().handle, nil, nil)
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { srv.Close() })
+	t.Run("redcon", func(t *testing.T) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := redcon.NewServer("", newCeilingStore().handle, nil, nil)
+		go func() { _ = srv.Serve(ln) }()
+		t.Cleanup(func() { srv.Close() })
+		testCeiling(t, ln.Addr().String())
+	})
+	t.Run("event loop", func(t *testing.T) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := ln.Addr().String()
+		ln.Close()
+		go func() { _ = serveCeilingLoop(addr, 2) }()
+		t.Cleanup(func() { _ = gnet.Stop(context.Background(), "tcp://"+addr) })
+		testCeiling(t, addr)
+	})
+}
 
-	conn, err := net.Dial("tcp", ln.Addr().String())
+func testCeiling(t *testing.T, addr string) {
+	var conn net.Conn
+	var err error
+	for range 100 { // the event loop may not listen yet
+		if conn, err = net.Dial("tcp", addr); err == nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,9 +195,17 @@ func TestCeilingServer(t *testing.T) {
 		{"LRANGE z 0 x", "-ERR value is not an integer or out of range"},
 		{"GET", "-ERR wrong number of arguments for 'get' command"},
 		{"FLUSHALL", "-ERR the ceiling server does not serve 'flushall'"},
+		// Two commands in one write, and one cut across two writes.
+		{"SET p 1\r\nGET p", "+OK\r\n$1\r\n1"},
+		{"*2\r\n$3\r\nGET\r\n|$1\r\np", "$1\r\n1"},
 	} {
-		if _, err := conn.Write([]byte(step.send + "\r\n")); err != nil {
-			t.Fatal(err)
+		for i, part := range strings.Split(step.send+"\r\n", "|") {
+			if i > 0 {
+				time.Sleep(50 * time.Millisecond)
+			}
+			if _, err := conn.Write([]byte(part)); err != nil {
+				t.Fatal(err)
+			}
 		}
 		var got []string
 		for range strings.Count(step.want, "\r\n") + 1 {

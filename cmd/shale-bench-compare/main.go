@@ -96,6 +96,8 @@ const allPhases = "throughput,multi,publish,mixed,del,reclaim,memory,repl-lag,fu
 
 func main() {
 	serve := flag.String("serve-ceiling", "", "internal: serve the in-memory ceiling server on this address and nothing else")
+	serveLoop := flag.String("serve-ceiling-loop", "", "serve the in-memory ceiling from event loops instead of a goroutine per connection, on this address, and nothing else (docs/BENCHMARKS.md, \"An event loop's ceiling\")")
+	loops := flag.Int("loops", 0, "event loops of -serve-ceiling-loop (0: one per CPU)")
 	var o options
 	quick := flag.Bool("quick", false, "a quick run of a few minutes: fewer requests, one round, smaller keys and data; writes to bin/bench-quick unless -out and -doc are given")
 	flag.StringVar(&o.ShaleBin, "shale", "bin/shale-server", "shale-server binary (make build makes it)")
@@ -150,6 +152,13 @@ func main() {
 	if *serve != "" {
 		if err := serveCeiling(*serve); err != nil {
 			fmt.Fprintln(os.Stderr, "ceiling:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *serveLoop != "" {
+		if err := serveCeilingLoop(*serveLoop, *loops); err != nil {
+			fmt.Fprintln(os.Stderr, "ceiling loop:", err)
 			os.Exit(1)
 		}
 		return
