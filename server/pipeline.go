@@ -163,10 +163,6 @@ func (s *Server) commitGroup(c *Client, conn redcon.Conn) {
 	p.ready = p.ready[:0]
 }
 
-// recordGroupCalls records the runs of the group's commands (observe),
-// each with the commit's time, took, added: every reply waited for it, so
-// the slow log and latency histograms show a slow write on every command
-// it held back. A failed commit (err) fails each command whose reply
 // publishGroupEvents publishes the events of the written group command by
 // command, and puts the invalidations each command's writes send its own
 // client right after that command's reply, where Redis sends them, rather
@@ -193,6 +189,10 @@ func (s *Server) publishGroupEvents(c *Client, p *pipelineGroup) {
 	s.dropEvents(c)
 }
 
+// recordGroupCalls records the runs of the group's commands (observe),
+// each with the commit's time, took, added: every reply waited for it, so
+// the slow log and latency histograms show a slow write on every command
+// it held back. A failed commit (err) fails each command whose reply
 // rewriteReplies replaces.
 func (s *Server) recordGroupCalls(c *Client, p *pipelineGroup, took time.Duration, err error) {
 	readFailed := errors.Is(err, store.ErrReadFailed)
