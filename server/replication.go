@@ -217,7 +217,12 @@ func (s *Server) stopReplication() {
 	r.mu.Unlock()
 	for _, d := range ds {
 		d.stop()
-		d.conn.Close()
+		// The network connection, not redcon's: its Close flushes the
+		// writer that the link's goroutine may be filling (fullSync);
+		// that goroutine closes it once its write fails.
+		if nc := d.conn.NetConn(); nc != nil {
+			nc.Close()
+		}
 	}
 	if u != nil {
 		u.stop()
