@@ -173,19 +173,23 @@ func (s *Server) publishGroupEvents(c *Client, p *pipelineGroup) {
 		return
 	}
 	buf := p.wr.Buffer()
-	out := make([]byte, 0, len(buf))
-	out = append(out, buf[:p.mark]...)
-	end, from := p.mark, 0
+	var out []byte // a copy of buf, made once a push goes between replies
+	end, from := 0, 0
 	for _, r := range p.replies {
-		out = append(out, buf[end:r.end]...)
-		end = r.end
 		s.publishSome(c, c.events[from:r.events])
 		from = r.events
-		out = c.takePending(out)
+		pushes := c.takePending(nil)
+		if len(pushes) == 0 {
+			continue
+		}
+		out = append(out, buf[end:r.end]...)
+		out = append(out, pushes...)
+		end = r.end
 	}
 	s.publishSome(c, c.events[from:])
-	out = append(out, buf[end:]...)
-	p.wr.SetBuffer(out)
+	if out != nil {
+		p.wr.SetBuffer(append(out, buf[end:]...))
+	}
 	s.dropEvents(c)
 }
 
