@@ -262,9 +262,9 @@ func bitfield(c *Ctx, args [][]byte, readOnly bool) error {
 }
 
 var bitmapCommands = []Command{
-	cmd("setbit", 4, Write|DenyOOM, 1, 1, 1, cmdSetBit).keyFlags(KeyRW|KeyAccess|KeyUpdate).
+	cmd("setbit", 4, Write|DenyOOM|Grouped, 1, 1, 1, cmdSetBit).keyFlags(KeyRW|KeyAccess|KeyUpdate).
 		doc("Sets or clears the bit at offset in the string value stored at key", "2.2.0", "bitmap", "O(1)", "key offset value"),
-	cmd("getbit", 3, ReadOnly|Fast, 1, 1, 1, cmdGetBit).keyFlags(KeyRO|KeyAccess).
+	cmd("getbit", 3, ReadOnly|Fast|Grouped, 1, 1, 1, cmdGetBit).keyFlags(KeyRO|KeyAccess).
 		doc("Returns the bit value at offset in the string value stored at key", "2.2.0", "bitmap", "O(1)", "key offset"),
 	cmd("bitcount", -2, ReadOnly, 1, 1, 1, cmdBitCount).keyFlags(KeyRO|KeyAccess).
 		doc("Count set bits in a string", "2.6.0", "bitmap", "O(N)", "key [start end [BYTE|BIT]]"),
@@ -272,8 +272,8 @@ var bitmapCommands = []Command{
 		doc("Find first bit set or clear in a string", "2.8.7", "bitmap", "O(N)", "key bit [start [end [BYTE|BIT]]]"),
 	cmd("bitop", -4, Write|DenyOOM, 2, -1, 1, cmdBitOp).keyFlags(KeyOW|KeyUpdate, KeyRO|KeyAccess).
 		doc("Perform bitwise operations between strings", "2.6.0", "bitmap", "O(N)", "operation destkey key [key ...]"),
-	cmd("bitfield", -2, Write|DenyOOM, 1, 1, 1, cmdBitfield).keySpecs(keyAt(1, KeyRW|KeyAccess|KeyUpdate|KeyVariableFlags).noted("This command allows both access and modification of the key")).
+	cmd("bitfield", -2, Write|DenyOOM|Grouped, 1, 1, 1, cmdBitfield).keySpecs(keyAt(1, KeyRW|KeyAccess|KeyUpdate|KeyVariableFlags).noted("This command allows both access and modification of the key")).
 		doc("Perform arbitrary bitfield integer operations on strings", "3.2.0", "bitmap", "O(1) for each subcommand specified", "key [GET encoding offset|[OVERFLOW WRAP|SAT|FAIL] SET encoding offset value|INCRBY encoding offset increment [GET encoding offset|[OVERFLOW WRAP|SAT|FAIL] SET encoding offset value|INCRBY encoding offset increment ...]]"),
-	cmd("bitfield_ro", -2, ReadOnly|Fast, 1, 1, 1, cmdBitfieldRO).keyFlags(KeyRO|KeyAccess).
+	cmd("bitfield_ro", -2, ReadOnly|Fast|Grouped, 1, 1, 1, cmdBitfieldRO).keyFlags(KeyRO|KeyAccess).
 		doc("Perform arbitrary bitfield integer operations on strings. Read-only variant of BITFIELD", "6.0.0", "bitmap", "O(1) for each subcommand specified", "key GET encoding offset [GET encoding offset ...]"),
 }

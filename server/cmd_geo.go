@@ -548,13 +548,13 @@ const (
 )
 
 var geoCommands = []Command{
-	cmd("geoadd", -5, Write|DenyOOM, 1, 1, 1, cmdGeoAdd).keyFlags(KeyRW|KeyUpdate).
+	cmd("geoadd", -5, Write|DenyOOM|Grouped, 1, 1, 1, cmdGeoAdd).keyFlags(KeyRW|KeyUpdate).
 		doc("Add one or more geospatial items in the geospatial index represented using a sorted set", "3.2.0", "geo", "O(log(N)) for each item added, where N is the number of elements in the sorted set.", "key [NX|XX] [CH] longitude latitude member [longitude latitude member ...]"),
-	cmd("geodist", -4, ReadOnly, 1, 1, 1, cmdGeoDist).keyFlags(KeyRO|KeyAccess).
+	cmd("geodist", -4, ReadOnly|Grouped, 1, 1, 1, cmdGeoDist).keyFlags(KeyRO|KeyAccess).
 		doc("Returns the distance between two members of a geospatial index", "3.2.0", "geo", "O(log(N))", "key member1 member2 [M|KM|FT|MI]"),
-	cmd("geohash", -2, ReadOnly, 1, 1, 1, cmdGeoHash).keyFlags(KeyRO|KeyAccess).
+	cmd("geohash", -2, ReadOnly|Grouped, 1, 1, 1, cmdGeoHash).keyFlags(KeyRO|KeyAccess).
 		doc("Returns members of a geospatial index as standard geohash strings", "3.2.0", "geo", "O(log(N)) for each member requested, where N is the number of elements in the sorted set.", "key [member [member ...]]"),
-	cmd("geopos", -2, ReadOnly, 1, 1, 1, cmdGeoPos).keyFlags(KeyRO|KeyAccess).
+	cmd("geopos", -2, ReadOnly|Grouped, 1, 1, 1, cmdGeoPos).keyFlags(KeyRO|KeyAccess).
 		doc("Returns longitude and latitude of members of a geospatial index", "3.2.0", "geo", "O(N) where N is the number of members requested.", "key [member [member ...]]"),
 	cmd("georadius", -6, Write|DenyOOM, 1, 1, 1, cmdGeoRadius).keysBy(specKeys(geoSpecs(6))).keySpecs(geoSpecs(6)...).
 		doc("Query a sorted set representing a geospatial index to fetch members matching a given maximum distance from a point", "3.2.0", "geo", geoRadiusComplexity, "key longitude latitude radius M|KM|FT|MI [WITHCOORD] [WITHDIST] [WITHHASH] [COUNT count [ANY]] [ASC|DESC] [STORE key] [STOREDIST key]"),

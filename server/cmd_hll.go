@@ -92,7 +92,7 @@ func cmdPFSelfTest(c *Ctx, args [][]byte) error {
 // Redis, whose key spec says RW and whose (hidden) may_replicate flag keeps
 // it out of read-only scripts and CLIENT PAUSE WRITE for that reason.
 var hllCommands = []Command{
-	cmd("pfadd", -2, Write|DenyOOM|Fast, 1, 1, 1, cmdPFAdd).keyFlags(KeyRW|KeyInsert).
+	cmd("pfadd", -2, Write|DenyOOM|Fast|Grouped, 1, 1, 1, cmdPFAdd).keyFlags(KeyRW|KeyInsert).
 		doc("Adds the specified elements to the specified HyperLogLog.", "2.8.9", "hyperloglog", "O(1) to add every element.", "key [element [element ...]]"),
 	cmd("pfcount", -2, ReadOnly|MayReplicate, 1, -1, 1, cmdPFCount).
 		keySpecs(KeySpec{Flags: KeyRW | KeyAccess, Begin: BeginSearch{Index: 1}, Find: FindKeys{LastKey: -1, KeyStep: 1}}.

@@ -319,17 +319,17 @@ var keyspaceCommands = []Command{
 		doc("Set a key's time to live in seconds", "1.0.0", "generic", "O(1)", "key seconds [NX|XX|GT|LT]"),
 	cmd("pexpire", -3, Write|Fast|Grouped, 1, 1, 1, cmdPExpire).keyFlags(KeyRW|KeyUpdate).
 		doc("Set a key's time to live in milliseconds", "2.6.0", "generic", "O(1)", "key milliseconds [NX|XX|GT|LT]"),
-	cmd("expireat", -3, Write|Fast, 1, 1, 1, cmdExpireAt).keyFlags(KeyRW|KeyUpdate).
+	cmd("expireat", -3, Write|Fast|Grouped, 1, 1, 1, cmdExpireAt).keyFlags(KeyRW|KeyUpdate).
 		doc("Set the expiration for a key as a UNIX timestamp", "1.2.0", "generic", "O(1)", "key unix-time-seconds [NX|XX|GT|LT]"),
-	cmd("pexpireat", -3, Write|Fast, 1, 1, 1, cmdPExpireAt).keyFlags(KeyRW|KeyUpdate).
+	cmd("pexpireat", -3, Write|Fast|Grouped, 1, 1, 1, cmdPExpireAt).keyFlags(KeyRW|KeyUpdate).
 		doc("Set the expiration for a key as a UNIX timestamp specified in milliseconds", "2.6.0", "generic", "O(1)", "key unix-time-milliseconds [NX|XX|GT|LT]"),
 	cmd("ttl", 2, ReadOnly|Fast|Grouped|NoTouch, 1, 1, 1, cmdTTL).keyFlags(KeyRO|KeyAccess).tips("nondeterministic_output").
 		doc("Get the time to live for a key in seconds", "1.0.0", "generic", "O(1)", "key"),
 	cmd("pttl", 2, ReadOnly|Fast|Grouped|NoTouch, 1, 1, 1, cmdPTTL).keyFlags(KeyRO|KeyAccess).tips("nondeterministic_output").
 		doc("Get the time to live for a key in milliseconds", "2.6.0", "generic", "O(1)", "key"),
-	cmd("expiretime", 2, ReadOnly|Fast|NoTouch, 1, 1, 1, cmdExpireTime).keyFlags(KeyRO|KeyAccess).
+	cmd("expiretime", 2, ReadOnly|Fast|Grouped|NoTouch, 1, 1, 1, cmdExpireTime).keyFlags(KeyRO|KeyAccess).
 		doc("Get the expiration Unix timestamp for a key", "7.0.0", "generic", "O(1)", "key"),
-	cmd("pexpiretime", 2, ReadOnly|Fast|NoTouch, 1, 1, 1, cmdPExpireTime).keyFlags(KeyRO|KeyAccess).
+	cmd("pexpiretime", 2, ReadOnly|Fast|Grouped|NoTouch, 1, 1, 1, cmdPExpireTime).keyFlags(KeyRO|KeyAccess).
 		doc("Get the expiration Unix timestamp for a key in milliseconds", "7.0.0", "generic", "O(1)", "key"),
 	cmd("persist", 2, Write|Fast|Grouped, 1, 1, 1, cmdPersist).keyFlags(KeyRW|KeyUpdate).
 		doc("Remove the expiration from a key", "2.2.0", "generic", "O(1)", "key"),

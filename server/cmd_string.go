@@ -264,13 +264,13 @@ var stringCommands = []Command{
 		doc("Get the values of all the given keys", "1.0.0", "string", "O(N) where N is the number of keys to retrieve.", "key [key ...]"),
 	cmd("mset", -3, Write|DenyOOM|Grouped, 1, -1, 2, cmdMSet).shaped(pairsFrom(1, shapeArity)).keyFlags(KeyOW|KeyUpdate).tips("request_policy:multi_shard", "response_policy:all_succeeded").
 		doc("Set multiple keys to multiple values", "1.0.1", "string", "O(N) where N is the number of keys to set.", "key value [key value ...]"),
-	cmd("msetnx", -3, Write|DenyOOM, 1, -1, 2, cmdMSetNX).shaped(pairsFrom(1, shapeArity)).keyFlags(KeyOW|KeyInsert).tips("request_policy:multi_shard", "response_policy:agg_min").
+	cmd("msetnx", -3, Write|DenyOOM|Grouped, 1, -1, 2, cmdMSetNX).shaped(pairsFrom(1, shapeArity)).keyFlags(KeyOW|KeyInsert).tips("request_policy:multi_shard", "response_policy:agg_min").
 		doc("Set multiple keys to multiple values, only if none of the keys exist", "1.0.1", "string", "O(N) where N is the number of keys to set.", "key value [key value ...]"),
 	cmd("getset", 3, Write|DenyOOM|Fast|Grouped, 1, 1, 1, cmdGetSet).keyFlags(KeyRW|KeyAccess|KeyUpdate).
 		doc("Set the string value of a key and return its old value", "1.0.0", "string", "O(1)", "key value"),
 	cmd("getdel", 2, Write|Fast|Grouped, 1, 1, 1, cmdGetDel).keyFlags(KeyRW|KeyAccess|KeyDelete).
 		doc("Get the value of a key and delete the key", "6.2.0", "string", "O(1)", "key"),
-	cmd("getex", -2, Write|Fast, 1, 1, 1, cmdGetEx).keySpecs(keyAt(1, KeyRW|KeyAccess|KeyUpdate).noted("RW and UPDATE because it changes the TTL")).
+	cmd("getex", -2, Write|Fast|Grouped, 1, 1, 1, cmdGetEx).keySpecs(keyAt(1, KeyRW|KeyAccess|KeyUpdate).noted("RW and UPDATE because it changes the TTL")).
 		doc("Get the value of a key and optionally set its expiration", "6.2.0", "string", "O(1)", "key [EX seconds|PX milliseconds|EXAT unix-time-seconds|PXAT unix-time-milliseconds|PERSIST]"),
 	cmd("append", 3, Write|DenyOOM|Fast|Grouped, 1, 1, 1, cmdAppend).keyFlags(KeyRW|KeyInsert).
 		doc("Append a value to a key", "2.0.0", "string", "O(1). The amortized time complexity is O(1) assuming the appended value is small and the already present value is of any size, since the dynamic string library used by Redis will double the free space available on every reallocation.", "key value"),
@@ -280,7 +280,7 @@ var stringCommands = []Command{
 		doc("Get a substring of the string stored at a key", "2.4.0", "string", "O(N) where N is the length of the returned string. The complexity is ultimately determined by the returned length, but because creating a substring from an existing string is very cheap, it can be considered O(1) for small strings.", "key start end"),
 	cmd("substr", 4, ReadOnly, 1, 1, 1, cmdGetRange).keyFlags(KeyRO|KeyAccess).
 		doc("Get a substring of the string stored at a key", "1.0.0", "string", "O(N) where N is the length of the returned string. The complexity is ultimately determined by the returned length, but because creating a substring from an existing string is very cheap, it can be considered O(1) for small strings.", "key start end"),
-	cmd("setrange", 4, Write|DenyOOM, 1, 1, 1, cmdSetRange).keyFlags(KeyRW|KeyUpdate).
+	cmd("setrange", 4, Write|DenyOOM|Grouped, 1, 1, 1, cmdSetRange).keyFlags(KeyRW|KeyUpdate).
 		doc("Overwrite part of a string at key starting at the specified offset", "2.2.0", "string", "O(1), not counting the time taken to copy the new string in place. Usually, this string is very small so the amortized complexity is O(1). Otherwise, complexity is O(M) with M being the length of the value argument.", "key offset value"),
 	cmd("incr", 2, Write|DenyOOM|Fast|Grouped, 1, 1, 1, cmdIncr).keyFlags(KeyRW|KeyAccess|KeyUpdate).
 		doc("Increment the integer value of a key by one", "1.0.0", "string", "O(1)", "key"),

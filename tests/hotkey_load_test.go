@@ -29,13 +29,16 @@ const (
 	hotSetKey    = "hot:s"
 	hotZSetKey   = "hot:z"
 	hotStreamKey = "hot:x"
+	hotBitsKey   = "hot:b"
+	hotGeoKey    = "hot:g"
 	hotField     = "f"
 	hotMember    = "m"
 )
 
 // hotSeries is a count on one key that each write of the series raises by
 // one and each read of it returns: the counter, the hash field, the list's
-// length, the set's and the stream's sizes, the member's score.
+// length, the set's and the stream's sizes, the member's score, and the
+// 32-bit field at the start of a bitmap.
 type hotSeries int
 
 const (
@@ -45,8 +48,9 @@ const (
 	seriesSet
 	seriesZMember
 	seriesStream
+	seriesBits
 	numHotSeries
-	noSeries hotSeries = -1 // HSET and ZADD of new elements: no count is read
+	noSeries hotSeries = -1 // HSET, ZADD and GEOADD of new elements: no count is read
 )
 
 // hotKind is a command of the workload.
@@ -62,12 +66,15 @@ const (
 	hotZIncrBy
 	hotZAdd
 	hotXAdd
+	hotBitIncr
+	hotGeoAdd
 	hotGet
 	hotHGet
 	hotLLen
 	hotSCard
 	hotZScore
 	hotXLen
+	hotBitGet
 	numHotKinds
 )
 
@@ -93,19 +100,22 @@ var hotKinds = [numHotKinds]struct {
 	hotZIncrBy: {seriesZMember, false, true},
 	hotZAdd:    {noSeries, false, false},
 	hotXAdd:    {seriesStream, false, false},
+	hotBitIncr: {seriesBits, false, true},
+	hotGeoAdd:  {noSeries, false, false},
 	hotGet:     {seriesCtr, true, false},
 	hotHGet:    {seriesHashField, true, false},
 	hotLLen:    {seriesList, true, false},
 	hotSCard:   {seriesSet, true, false},
 	hotZScore:  {seriesZMember, true, false},
 	hotXLen:    {seriesStream, true, false},
+	hotBitGet:  {seriesBits, true, false},
 }
 
 // hotOp is one command of the workload and what came back for it.
 type hotOp struct {
 	kind  hotKind
 	value string // the unique field, element or member it writes; "" for counters and reads
-	score int64  // ZADD's score
+	score int64  // ZADD's score, and GEOADD's longitude in millionths of a degree
 	floor int64  // for a read: its series' acknowledged count when the command was sent
 
 	reply any
@@ -136,6 +146,10 @@ func (op *hotOp) args() []any {
 		return []any{"ZADD", hotZSetKey, op.score, op.value}
 	case hotXAdd:
 		return []any{"XADD", hotStreamKey, "*", "v", op.value}
+	case hotBitIncr:
+		return []any{"BITFIELD", hotBitsKey, "INCRBY", "u32", 0, 1}
+	case hotGeoAdd:
+		return []any{"GEOADD", hotGeoKey, float64(op.score) / 1e6, 45, op.value}
 	case hotGet:
 		return []any{"GET", hotCtrKey}
 	case hotHGet:
@@ -148,6 +162,8 @@ func (op *hotOp) args() []any {
 		return []any{"ZSCORE", hotZSetKey, hotMember}
 	case hotXLen:
 		return []any{"XLEN", hotStreamKey}
+	case hotBitGet:
+		return []any{"BITFIELD_RO", hotBitsKey, "GET", "u32", 0}
 	}
 	panic(fmt.Sprintf("hotOp: unknown kind %d", op.kind))
 }
@@ -169,7 +185,7 @@ func (op *hotOp) settle() error {
 	}
 	op.acked = true
 	switch op.kind {
-	case hotHSet, hotSAdd, hotZAdd:
+	case hotHSet, hotSAdd, hotZAdd, hotGeoAdd:
 		// Every field and member is unique: a reply of 0 means the
 		// server thinks an earlier command wrote it.
 		if op.err != nil || op.reply != int64(1) {
@@ -196,8 +212,8 @@ func (op *hotOp) settle() error {
 }
 
 // hotCount reads a count from a reply: an integer, a number in a bulk
-// string (GET, HGET; ZSCORE and ZINCRBY's scores, which must be whole), or
-// nil before the first write of a series.
+// string (GET, HGET; ZSCORE and ZINCRBY's scores, which must be whole),
+// BITFIELD's one field, or nil before the first write of a series.
 func hotCount(reply any, err error) (int64, error) {
 	if errors.Is(err, redis.Nil) {
 		return 0, nil
@@ -205,6 +221,10 @@ func hotCount(reply any, err error) (int64, error) {
 	switch v := reply.(type) {
 	case int64:
 		return v, nil
+	case []any:
+		if len(v) == 1 {
+			return hotCount(v[0], nil)
+		}
 	case string:
 		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
 			return n, nil

@@ -66,7 +66,8 @@ func hotScript(rng *rand.Rand, id, n int) []hotOp {
 
 // TestHotKeyModel runs hotWriters clients at once against each backend,
 // all on one key per type (INCR; HINCRBY and HSET of new fields; LPUSH and
-// RPUSH; SADD; ZINCRBY on one member and ZADD of new members; XADD *), with
+// RPUSH; SADD; ZINCRBY on one member and ZADD of new members; XADD *;
+// BITFIELD INCRBY of one field; GEOADD of new members), with
 // reads of every series mixed in and hotReaders more clients that only
 // read. As replies arrive it checks that no read went down or below what
 // acknowledged writes had reached when it was sent; at the end, that the
@@ -185,6 +186,7 @@ var hotSeriesName = [numHotSeries]string{
 	seriesSet:       "SADD " + hotSetKey,
 	seriesZMember:   "ZINCRBY " + hotZSetKey + " 1 " + hotMember,
 	seriesStream:    "XADD " + hotStreamKey,
+	seriesBits:      "BITFIELD " + hotBitsKey + " INCRBY u32 0 1",
 }
 
 // checkHotClientOrder checks that the server ran a client's commands in
@@ -246,6 +248,7 @@ func checkHotState(t *testing.T, ctx context.Context, c *redis.Client, writers [
 	hash := map[string]string{}
 	set := map[string]bool{}
 	zset := map[string]float64{}
+	geo := map[string]bool{}
 	stream := map[string]string{} // ID -> value
 	type push struct {
 		n     int64
@@ -263,6 +266,8 @@ func checkHotState(t *testing.T, ctx context.Context, c *redis.Client, writers [
 				set[op.value] = true
 			case hotZAdd:
 				zset[op.value] = float64(op.score)
+			case hotGeoAdd:
+				geo[op.value] = true
 			case hotXAdd:
 				if _, dup := stream[op.id.String()]; dup {
 					t.Errorf("two XADDs got ID %v", op.id)
@@ -319,6 +324,15 @@ func checkHotState(t *testing.T, ctx context.Context, c *redis.Client, writers [
 	if got, err := c.XLen(ctx, hotStreamKey).Result(); err != nil || got != count[hotXAdd] {
 		t.Errorf("XLEN %s: got %d (%v), want %d, the number of XADDs", hotStreamKey, got, err, count[hotXAdd])
 	}
+	if got, err := hotCount(c.Do(ctx, "BITFIELD_RO", hotBitsKey, "GET", "u32", 0).Result()); err != nil || got != count[hotBitIncr] {
+		t.Errorf("BITFIELD_RO %s GET u32 0: got %d (%v), want %d, the number of BITFIELD INCRBYs", hotBitsKey, got, err, count[hotBitIncr])
+	}
+	gotGeo, err := c.ZRange(ctx, hotGeoKey, 0, -1).Result()
+	geoGot := map[string]bool{}
+	for _, m := range gotGeo {
+		geoGot[m] = true
+	}
+	checkHotCollection(t, "ZRANGE "+hotGeoKey+" 0 -1", err, geoGot, geo)
 	gotX, err := c.XRange(ctx, hotStreamKey, "-", "+").Result()
 	entries := map[string]string{}
 	for _, m := range gotX {
