@@ -191,6 +191,16 @@ func TestStreamXReadGroup(t *testing.T) {
 				[]any{"name", "c3", "pending", 3, "idle", recent},
 				[]any{"name", "new", "pending", 0, "idle", recent}}},
 			{cmd("XINFO", "GROUPS", "s"), []any{groupInfo("g", 4, 4, "2-1", 4, 0)}}, // the last entry's count is known
+			// XCLAIM FORCE makes pending an entry the group has not
+			// delivered yet: its delivery passes it to the reader.
+			{cmd("XADD", "f", "1-1", "a", "1"), "1-1"},
+			{cmd("XADD", "f", "2-1", "b", "2"), "2-1"},
+			{cmd("XADD", "f", "3-1", "c", "3"), "3-1"},
+			{cmd("XGROUP", "CREATE", "f", "g", "0"), ok},
+			{cmd("XCLAIM", "f", "g", "c1", "0", "2-1", "FORCE", "JUSTID"), []any{"2-1"}},
+			{cmd("XREADGROUP", "GROUP", "g", "c2", "COUNT", "3", "STREAMS", "f", ">"), []any{[]any{"f", entries(entry("1-1", "a", "1"), entry("2-1", "b", "2"), entry("3-1", "c", "3"))}}},
+			{cmd("XPENDING", "f", "g"), []any{3, "1-1", "3-1", []any{[]any{"c2", "3"}}}},
+			{cmd("XPENDING", "f", "g", "-", "+", "10"), []any{pendingEntry("1-1", "c2", 1), pendingEntry("2-1", "c2", 1), pendingEntry("3-1", "c2", 1)}},
 			// Several streams: only those with news, in order.
 			{cmd("XGROUP", "CREATE", "t", "g", "0", "MKSTREAM"), ok},
 			{cmd("XADD", "t", "5-1", "x", "y"), "5-1"},

@@ -456,15 +456,16 @@ func (d *DB) deliverNew(ks *keyState, g *streamGroup, c *streamConsumer, entries
 	if noack {
 		return nil, nil
 	}
+	// An entry already pending (XGROUP SETID moved the group back, or
+	// XCLAIM FORCE claimed it) passes to c, delivered once, as in Redis.
+	pending, err := d.pendingAmong(ks, g, entries)
+	if err != nil {
+		return nil, err
+	}
 	pend := make([]pendingWrite, 0, len(entries))
 	for _, e := range entries {
-		// An entry already pending (XGROUP SETID moved the group back)
-		// passes to c, delivered once, as in Redis.
-		pk, pv, err := d.pendingRecord(ks, g, e.ID)
-		if err != nil {
-			return nil, err
-		}
-		p, err := d.reassign(ks, g, c, pk, e.ID, pv, now, 1, counts)
+		pk := subkey.AppendStreamPendingKey(nil, ks.m.UID, g.v.GID, e.ID.Ms, e.ID.Seq)
+		p, err := d.reassign(ks, g, c, pk, e.ID, pending[e.ID], now, 1, counts)
 		if err != nil {
 			return nil, err
 		}
@@ -556,6 +557,38 @@ func (d *DB) pendingRecord(ks *keyState, g *streamGroup, id StreamID) ([]byte, *
 		return key, nil, fmt.Errorf("stream %q pending %s: %w", ks.key, id, err)
 	}
 	return key, &v, nil
+}
+
+// pendingAmong returns the pending records of g among entries, whose IDs
+// ascend, by ID. The group's pending list is ordered by ID, so one walk
+// from the first entry to the last finds them all: usually none, since
+// new entries are pending only after XGROUP SETID or XCLAIM FORCE. A read
+// per entry cost XREADGROUP a fifth of its CPU.
+func (d *DB) pendingAmong(ks *keyState, g *streamGroup, entries []StreamEntry) (map[StreamID]*subkey.StreamPendingValue, error) {
+	if len(entries) == 0 || g.v.Pending == 0 {
+		return nil, nil
+	}
+	first, last := entries[0].ID, entries[len(entries)-1].ID
+	lower := subkey.AppendStreamPendingKey(nil, ks.m.UID, g.v.GID, first.Ms, first.Seq)
+	// The key right after last's: last may be the greatest ID.
+	upper := append(subkey.AppendStreamPendingKey(nil, ks.m.UID, g.v.GID, last.Ms, last.Seq), 0)
+	var found map[StreamID]*subkey.StreamPendingValue
+	err := d.iterate(store.CFSubkey, lower, upper, false, func(k, raw []byte) (bool, error) {
+		ms, seq, err := subkey.DecodeStreamPendingKey(k)
+		if err != nil {
+			return false, err
+		}
+		v, err := subkey.DecodeStreamPendingValue(raw)
+		if err != nil {
+			return false, fmt.Errorf("stream %q pending %d-%d: %w", ks.key, ms, seq, err)
+		}
+		if found == nil {
+			found = map[StreamID]*subkey.StreamPendingValue{}
+		}
+		found[StreamID{Ms: ms, Seq: seq}] = &v
+		return true, nil
+	})
+	return found, err
 }
 
 // consumerCounts applies the pending counts of consumers other than the
