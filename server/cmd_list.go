@@ -479,19 +479,19 @@ var listCommands = []Command{
 		doc("Get a range of elements from a list", "1.0.0", "list", "O(S+N) where S is the distance of start offset from HEAD for small lists, from nearest end (HEAD or TAIL) for large lists; and N is the number of elements in the specified range.", "key start stop"),
 	cmd("lindex", 3, ReadOnly|Grouped, 1, 1, 1, cmdLIndex).keyFlags(KeyRO|KeyAccess).
 		doc("Get an element from a list by its index", "1.0.0", "list", "O(N) where N is the number of elements to traverse to get to the element at index. This makes asking for the first or the last element of the list O(1).", "key index"),
-	cmd("lset", 4, Write|DenyOOM, 1, 1, 1, cmdLSet).keyFlags(KeyRW|KeyUpdate).
+	cmd("lset", 4, Write|DenyOOM|Grouped, 1, 1, 1, cmdLSet).keyFlags(KeyRW|KeyUpdate).
 		doc("Set the value of an element in a list by its index", "1.0.0", "list", "O(N) where N is the length of the list. Setting either the first or the last element of the list is O(1).", "key index element"),
 	cmd("linsert", 5, Write|DenyOOM, 1, 1, 1, cmdLInsert).keyFlags(KeyRW|KeyInsert).
 		doc("Insert an element before or after another element in a list", "2.2.0", "list", "O(N) where N is the number of elements to traverse before seeing the value pivot. This means that inserting somewhere on the left end on the list (head) can be considered O(1) and inserting somewhere on the right end (tail) is O(N).", "key BEFORE|AFTER pivot element"),
 	cmd("lrem", 4, Write, 1, 1, 1, cmdLRem).keyFlags(KeyRW|KeyDelete).
 		doc("Remove elements from a list", "1.0.0", "list", "O(N+M) where N is the length of the list and M is the number of elements removed.", "key count element"),
-	cmd("ltrim", 4, Write, 1, 1, 1, cmdLTrim).keyFlags(KeyRW|KeyDelete).
+	cmd("ltrim", 4, Write|Grouped, 1, 1, 1, cmdLTrim).keyFlags(KeyRW|KeyDelete).
 		doc("Trim a list to the specified range", "1.0.0", "list", "O(N) where N is the number of elements to be removed by the operation.", "key start stop"),
 	cmd("lpos", -3, ReadOnly, 1, 1, 1, cmdLPos).keyFlags(KeyRO|KeyAccess).
 		doc("Return the index of matching elements on a list", "6.0.6", "list", "O(N) where N is the number of elements in the list, for the average case. When searching for elements near the head or the tail of the list, or when the MAXLEN option is provided, the command may run in constant time.", "key element [RANK rank] [COUNT num-matches] [MAXLEN len]"),
-	cmd("lmove", 5, Write|DenyOOM, 1, 2, 1, cmdLMove).keyFlags(KeyRW|KeyAccess|KeyDelete, KeyRW|KeyInsert).
+	cmd("lmove", 5, Write|DenyOOM|Grouped, 1, 2, 1, cmdLMove).keyFlags(KeyRW|KeyAccess|KeyDelete, KeyRW|KeyInsert).
 		doc("Pop an element from a list, push it to another list and return it", "6.2.0", "list", "O(1)", "source destination LEFT|RIGHT LEFT|RIGHT"),
-	cmd("rpoplpush", 3, Write|DenyOOM, 1, 2, 1, cmdRPopLPush).keyFlags(KeyRW|KeyAccess|KeyDelete, KeyRW|KeyInsert).
+	cmd("rpoplpush", 3, Write|DenyOOM|Grouped, 1, 2, 1, cmdRPopLPush).keyFlags(KeyRW|KeyAccess|KeyDelete, KeyRW|KeyInsert).
 		doc("Remove the last element in a list, prepend it to another list and return it", "1.2.0", "list", "O(1)", "source destination"),
 	cmd("lmpop", -4, Write, 0, 0, 0, cmdLMPop).keysBy(numKeysAt(1)).keySpecs(numKeysSpec(1, KeyRW|KeyAccess|KeyDelete)).
 		doc("Pop elements from a list", "7.0.0", "list", "O(N+M) where N is the number of provided keys and M is the number of elements returned.", "numkeys key [key ...] LEFT|RIGHT [COUNT count]"),

@@ -208,7 +208,7 @@ var setCommands = []Command{
 		doc("Remove and return one or multiple random members from a set", "1.0.0", "set", "Without the count argument O(1), otherwise O(N) where N is the value of the passed count.", "key [count]"),
 	cmd("srandmember", -2, ReadOnly, 1, 1, 1, cmdSRandMember).shaped(atMost(3, shapeSyntax)).keyFlags(KeyRO|KeyAccess).tips("nondeterministic_output").
 		doc("Get one or multiple random members from a set", "1.0.0", "set", "Without the count argument O(1), otherwise O(N) where N is the absolute value of the passed count.", "key [count]"),
-	cmd("smove", 4, Write|Fast, 1, 2, 1, cmdSMove).keyFlags(KeyRW|KeyAccess|KeyDelete, KeyRW|KeyInsert).
+	cmd("smove", 4, Write|Fast|Grouped, 1, 2, 1, cmdSMove).keyFlags(KeyRW|KeyAccess|KeyDelete, KeyRW|KeyInsert).
 		doc("Move a member from one set to another", "1.0.0", "set", "O(1)", "source destination member"),
 	cmd("sinter", -2, ReadOnly, 1, -1, 1, cmdSInter).keyFlags(KeyRO|KeyAccess).tips("nondeterministic_output_order").
 		doc("Intersect multiple sets", "1.0.0", "set", "O(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets.", "key [key ...]"),
