@@ -186,6 +186,9 @@ func (b *Batch) Release() {
 // Put writes key=val in cf. Both slices are copied into the batch.
 func (b *Batch) Put(cf CF, key, val []byte) {
 	b.mayKill = b.mayKill || cf == CFBookkeeping
+	if cf == CFScore {
+		b.s.edges.put(key)
+	}
 	keyAt, valAt := b.rep.put(b.s.cfIDs[cf], key, val)
 	b.noteCached(cf, cacheOp{keySpan: keySpan{keyAt, len(key)}, valAt: valAt, valLen: len(val), found: true})
 }

@@ -264,6 +264,7 @@ func (s *Store) Apply(seq uint64, rep []byte) (Applied, error) {
 	if want := s.LastSequence() + 1; seq != want {
 		return a, fmt.Errorf("%w: batch at %d, expected %d", ErrOutOfOrder, seq, want)
 	}
+	s.edges.clear() // the primary's writes do not keep them
 	var (
 		metaKeys  [][]byte // physical metadata keys
 		counters  []counterOp
@@ -462,6 +463,7 @@ var ErrUnusable = errors.New("store: no database opens")
 // ErrUnusable. The caller makes sure that nothing else uses the store
 // meanwhile: no command runs, no reader is open.
 func (s *Store) Reinstall(dir string) error {
+	s.edges.clear()
 	close(s.full.stopc)
 	s.db.DisableManualCompaction()
 	s.manual.Lock()

@@ -37,6 +37,7 @@ type Store struct {
 
 	uids     uidAllocator
 	locks    keyLocks
+	edges    scoreEdges // where popped sorted sets' live members begin (scoreedges.go)
 	counters *counters
 	dbs      dbMap
 	reclaim  *reclaimer

@@ -1,11 +1,13 @@
 package types
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 
 	"github.com/shaledb/shale/metadata"
 	"github.com/shaledb/shale/server/store"
+	"github.com/shaledb/shale/subkey"
 )
 
 // ScoreEnd is the end of a sorted set that ZPOPMIN, ZPOPMAX and their
@@ -30,6 +32,20 @@ func (d *DB) ZPop(keys [][]byte, end ScoreEnd, count int64) (key []byte, elems [
 	return d.zpop(keys, end, count)
 }
 
+// scoreEdges returns the bounds of a walk of uid's score records from end:
+// its whole range, cut at the edge the store knows on that side.
+func (d *DB) scoreEdges(uid uint64, end ScoreEnd) (lower, upper []byte) {
+	lower, upper = subkey.AppendPrefix(nil, uid), subkey.AppendUpperBound(nil, uid)
+	first, last := d.st.ScoreEdges(uid)
+	switch {
+	case end == Lowest && first != nil:
+		lower = first
+	case end == Highest && last != nil:
+		upper = append(append([]byte(nil), last...), 0) // the key right after last
+	}
+	return lower, upper
+}
+
 // zpop is ZPop with the keys' locks held.
 func (d *DB) zpop(keys [][]byte, end ScoreEnd, count int64) ([]byte, []ScoreMember, error) {
 	for _, k := range keys {
@@ -44,11 +60,29 @@ func (d *DB) zpop(keys [][]byte, end ScoreEnd, count int64) ([]byte, []ScoreMemb
 		if count < 1 {
 			return k, nil, nil
 		}
+		// Start past the tombstones of the members popped before
+		// (store.ScoreEdges), and read one member more than popped: where
+		// the live members begin once these are gone.
+		lower, upper := d.scoreEdges(ks.m.UID, end)
 		var elems []ScoreMember
-		err = d.scoreIter(ks.m.UID, nil, nil, end == Highest, func(m []byte, s float64) bool {
-			elems = append(elems, ScoreMember{append([]byte{}, m...), s})
-			return int64(len(elems)) < count
+		var next []byte
+		var derr error
+		err = d.rd.Iterate(store.CFScore, lower, upper, end == Highest, func(key, _ []byte) bool {
+			if int64(len(elems)) == count {
+				next = append(next, key...)
+				return false
+			}
+			_, score, member, err := subkey.DecodeScoreKey(key)
+			if err != nil {
+				derr = fmt.Errorf("zset uid %d: %w", ks.m.UID, err)
+				return false
+			}
+			elems = append(elems, ScoreMember{append([]byte{}, member...), score})
+			return true
 		})
+		if err == nil {
+			err = derr
+		}
 		if err != nil {
 			return nil, nil, err
 		}
@@ -56,6 +90,10 @@ func (d *DB) zpop(keys [][]byte, end ScoreEnd, count int64) ([]byte, []ScoreMemb
 			d.zremove(b, ks, elems)
 			return nil
 		})
+		if err == nil && next != nil && d.grp == nil {
+			// Landed, under the lock: no live member lies beyond next.
+			d.st.SetScoreEdge(ks.m.UID, next, end == Highest)
+		}
 		d.checkZSet(k)
 		return k, elems, err
 	}

@@ -677,3 +677,63 @@ func TestZRandMember(t *testing.T) {
 		}
 	}
 }
+
+// TestZPopEdges: ZPOPMIN and ZPOPMAX remember where the live members
+// begin past those they popped (store.ScoreEdges), so that the next pop
+// does not walk their tombstones; a member added or moved past that edge
+// must still be the next one popped.
+func TestZPopEdges(t *testing.T) {
+	d, _ := newTestDB(t)
+	key := []byte("z")
+	var elems []ScoreMember
+	for i := range 50 {
+		elems = append(elems, ScoreMember{[]byte(fmt.Sprintf("m%02d", i)), float64(i)})
+	}
+	if _, err := d.ZAdd(key, 0, elems); err != nil {
+		t.Fatal(err)
+	}
+	uid, _, err := d.UID(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pop := func(end ScoreEnd, count int64) []string {
+		t.Helper()
+		_, got, err := d.ZPop([][]byte{key}, end, count)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, e := range got {
+			names = append(names, string(e.Member))
+		}
+		return names
+	}
+	add := func(member string, score float64) {
+		t.Helper()
+		if _, err := d.ZAdd(key, 0, []ScoreMember{{[]byte(member), score}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := func(what string, got []string, want ...string) {
+		t.Helper()
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: got %q, want %q", what, got, want)
+		}
+	}
+	want("ZPOPMIN 3", pop(Lowest, 3), "m00", "m01", "m02")
+	want("ZPOPMAX 2", pop(Highest, 2), "m49", "m48")
+	if first, last := d.st.ScoreEdges(uid); first == nil || last == nil {
+		t.Fatalf("after popping both ends: edges %q, %q; want both", first, last)
+	}
+	want("ZPOPMIN", pop(Lowest, 1), "m03")
+	add("low", -1)
+	add("m30", -2) // moved below the edge
+	want("ZPOPMIN 3 after adding below the edge", pop(Lowest, 3), "m30", "low", "m04")
+	add("high", 100)
+	want("ZPOPMAX 2 after adding above the edge", pop(Highest, 2), "high", "m47")
+	add("m10", 200) // moved above it
+	want("ZPOPMAX after moving a member above the edge", pop(Highest, 1), "m10")
+	want("ZPOPMIN 100: the rest", pop(Lowest, 100), "m05", "m06", "m07", "m08", "m09", "m11", "m12", "m13", "m14",
+		"m15", "m16", "m17", "m18", "m19", "m20", "m21", "m22", "m23", "m24", "m25", "m26", "m27", "m28", "m29",
+		"m31", "m32", "m33", "m34", "m35", "m36", "m37", "m38", "m39", "m40", "m41", "m42", "m43", "m44", "m45", "m46")
+}
