@@ -1,7 +1,6 @@
 package types
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"slices"
 
@@ -66,23 +65,14 @@ func (d *DB) zpop(keys [][]byte, end ScoreEnd, count int64) ([]byte, []ScoreMemb
 		lower, upper := d.scoreEdges(ks.m.UID, end)
 		var elems []ScoreMember
 		var next []byte
-		var derr error
-		err = d.rd.Iterate(store.CFScore, lower, upper, end == Highest, func(key, _ []byte) bool {
+		err = d.scoreIter(ks.m.UID, lower, upper, end == Highest, func(m []byte, s float64) bool {
 			if int64(len(elems)) == count {
-				next = append(next, key...)
+				next = subkey.AppendScoreKey(nil, ks.m.UID, s, m)
 				return false
 			}
-			_, score, member, err := subkey.DecodeScoreKey(key)
-			if err != nil {
-				derr = fmt.Errorf("zset uid %d: %w", ks.m.UID, err)
-				return false
-			}
-			elems = append(elems, ScoreMember{append([]byte{}, member...), score})
+			elems = append(elems, ScoreMember{append([]byte{}, m...), s})
 			return true
 		})
-		if err == nil {
-			err = derr
-		}
 		if err != nil {
 			return nil, nil, err
 		}
