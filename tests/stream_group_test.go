@@ -683,3 +683,51 @@ func maskIdle(v any, at int) any {
 	}
 	return out
 }
+
+// TestStreamRedeliveryPassesEveryPending: moved back with XGROUP SETID, a
+// group redelivers more entries than one read of its pending list holds;
+// each passes from the consumer that held it to the reader, so every
+// earlier consumer ends with nothing pending.
+func TestStreamRedeliveryPassesEveryPending(t *testing.T) {
+	t.Parallel()
+	forEachBackend(t, func(t *testing.T, c *redis.Client, b backend) {
+		ctx := ctxT(t)
+		const n = 40
+		for i := range n {
+			if err := c.XAdd(ctx, &redis.XAddArgs{Stream: "s", ID: fmt.Sprintf("%d-1", i+1), Values: []any{"f", i}}).Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := c.XGroupCreate(ctx, "s", "g", "0").Err(); err != nil {
+			t.Fatal(err)
+		}
+		for i := range n {
+			name := fmt.Sprintf("consumer-with-a-long-name-%02d", i)
+			if err := c.XReadGroup(ctx, &redis.XReadGroupArgs{Group: "g", Consumer: name, Streams: []string{"s", ">"}, Count: 1}).Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := c.XGroupSetID(ctx, "s", "g", "0").Err(); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.XReadGroup(ctx, &redis.XReadGroupArgs{Group: "g", Consumer: "reader", Streams: []string{"s", ">"}, Count: n}).Err(); err != nil {
+			t.Fatal(err)
+		}
+		consumers, err := c.XInfoConsumers(ctx, "s", "g").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, cons := range consumers {
+			want := int64(0)
+			if cons.Name == "reader" {
+				want = n
+			}
+			if cons.Pending != want {
+				t.Errorf("consumer %s: %d pending, want %d", cons.Name, cons.Pending, want)
+			}
+		}
+		if len(consumers) != n+1 {
+			t.Errorf("%d consumers, want %d", len(consumers), n+1)
+		}
+	})
+}

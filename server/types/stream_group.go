@@ -568,27 +568,36 @@ func (d *DB) pendingAmong(ks *keyState, g *streamGroup, entries []StreamEntry) (
 	if len(entries) == 0 || g.v.Pending == 0 {
 		return nil, nil
 	}
-	first, last := entries[0].ID, entries[len(entries)-1].ID
-	lower := subkey.AppendStreamPendingKey(nil, ks.m.UID, g.v.GID, first.Ms, first.Seq)
-	// The key right after last's: last may be the greatest ID.
-	upper := append(subkey.AppendStreamPendingKey(nil, ks.m.UID, g.v.GID, last.Ms, last.Seq), 0)
 	var found map[StreamID]*subkey.StreamPendingValue
-	err := d.iterate(store.CFSubkey, lower, upper, false, func(k, raw []byte) (bool, error) {
+	err := d.eachPending(ks, g, entries[0].ID, entries[len(entries)-1].ID, func(id StreamID, pv subkey.StreamPendingValue) bool {
+		if found == nil {
+			found = map[StreamID]*subkey.StreamPendingValue{}
+		}
+		pv.Consumer = bytes.Clone(pv.Consumer)
+		found[id] = &pv
+		return true
+	})
+	return found, err
+}
+
+// eachPending calls fn with each pending entry of g from start to end,
+// both included, in ID order, until fn returns false. pv.Consumer is valid
+// only during the call.
+func (d *DB) eachPending(ks *keyState, g *streamGroup, start, end StreamID, fn func(id StreamID, pv subkey.StreamPendingValue) bool) error {
+	lower := subkey.AppendStreamPendingKey(nil, ks.m.UID, g.v.GID, start.Ms, start.Seq)
+	// The key right after end's: end may be the greatest ID.
+	upper := append(subkey.AppendStreamPendingKey(nil, ks.m.UID, g.v.GID, end.Ms, end.Seq), 0)
+	return d.iterate(store.CFSubkey, lower, upper, false, func(k, val []byte) (bool, error) {
 		ms, seq, err := subkey.DecodeStreamPendingKey(k)
 		if err != nil {
 			return false, err
 		}
-		v, err := subkey.DecodeStreamPendingValue(raw)
+		pv, err := subkey.DecodeStreamPendingValue(val)
 		if err != nil {
-			return false, fmt.Errorf("stream %q pending %d-%d: %w", ks.key, ms, seq, err)
+			return false, err
 		}
-		if found == nil {
-			found = map[StreamID]*subkey.StreamPendingValue{}
-		}
-		found[StreamID{Ms: ms, Seq: seq}] = &v
-		return true, nil
+		return fn(StreamID{Ms: ms, Seq: seq}, pv), nil
 	})
-	return found, err
 }
 
 // consumerCounts applies the pending counts of consumers other than the
@@ -774,19 +783,7 @@ func (d *DB) XPendingRange(key, group []byte, start, end StreamID, count, minIdl
 		return int64(len(out)) < count
 	}
 	if consumer == nil {
-		lower := subkey.AppendStreamPendingKey(nil, uid, gid, start.Ms, start.Seq)
-		upper := append(subkey.AppendStreamPendingKey(nil, uid, gid, end.Ms, end.Seq), 0)
-		err = d.iterate(store.CFSubkey, lower, upper, false, func(k, val []byte) (bool, error) {
-			ms, seq, err := subkey.DecodeStreamPendingKey(k)
-			if err != nil {
-				return false, err
-			}
-			pv, err := subkey.DecodeStreamPendingValue(val)
-			if err != nil {
-				return false, err
-			}
-			return take(StreamID{Ms: ms, Seq: seq}, pv), nil
-		})
+		err = d.eachPending(ks, g, start, end, take)
 	} else {
 		c, ok, cerr := d.loadConsumer(ks, g, consumer)
 		if cerr != nil || !ok {
