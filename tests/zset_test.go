@@ -89,7 +89,7 @@ func TestZSetAdd(t *testing.T) {
 // them with strtod and writes them with "%.17g".
 func TestZSetScores(t *testing.T) {
 	t.Parallel()
-	forEachBackend(t, func(t *testing.T, c *redis.Client, b backend) {
+	forEachBackend(t, func(t *testing.T, c *redis.Client, _ backend) {
 		steps := []step{}
 		for _, tc := range []struct{ in, out string }{
 			{"1", "1"},
@@ -1123,5 +1123,49 @@ func TestZSetKeyspace(t *testing.T) {
 			{cmd("SELECT", 1), ok},
 			{cmd("ZRANGE", "z3", 0, -1, "WITHSCORES"), []any{"new", "0", "b", "2", "c", "3", "a", "10"}},
 		})
+	})
+}
+
+// TestZSetDrainedFromAnEnd: the patterns that drain a sorted set from one
+// end, on a zset bigger than a locked walk (512): Sidekiq's scheduled set
+// (ZRANGEBYSCORE -inf now LIMIT 0 1, then ZREM), a sliding window
+// (ZREMRANGEBYSCORE -inf cutoff), a peek at the top (ZREVRANGE 0 0). Shale
+// starts each walk past the tombstones the last one left (store edges);
+// members added before those edges must still be read.
+func TestZSetDrainedFromAnEnd(t *testing.T) {
+	t.Parallel()
+	forEachBackend(t, func(t *testing.T, c *redis.Client, _ backend) {
+		steps := []step{}
+		add := cmd("ZADD", "q")
+		for i := range 600 {
+			add = append(add, i, fmt.Sprintf("m%03d", i))
+		}
+		steps = append(steps, step{add, 600})
+		for i := range 30 {
+			m := fmt.Sprintf("m%03d", i)
+			steps = append(steps,
+				step{cmd("ZRANGEBYSCORE", "q", "-inf", 1000, "LIMIT", 0, 1), []any{m}},
+				step{cmd("ZREM", "q", m), 1})
+		}
+		steps = append(steps, []step{
+			{cmd("ZRANGE", "q", 0, 0), []any{"m030"}},
+			{cmd("ZREVRANGE", "q", 0, 0), []any{"m599"}},
+			{cmd("ZREMRANGEBYSCORE", "q", "-inf", 99), 70},
+			{cmd("ZREMRANGEBYSCORE", "q", "-inf", 99), 0},
+			{cmd("ZRANGEBYSCORE", "q", "-inf", "(100"), emptyArr},
+			{cmd("ZREMRANGEBYRANK", "q", -10, -1), 10},
+			{cmd("ZREVRANGE", "q", 0, 0), []any{"m589"}},
+			{cmd("ZADD", "q", 50, "back", 595, "top"), 2},
+			{cmd("ZRANGE", "q", 0, 1), []any{"back", "m100"}},
+			{cmd("ZREVRANGE", "q", 0, 1), []any{"top", "m589"}},
+			{cmd("ZADD", "q", -1, "m300"), 0}, // moved below the front
+			{cmd("ZRANGEBYSCORE", "q", "-inf", "+inf", "LIMIT", 0, 2), []any{"m300", "back"}},
+			{cmd("ZRANK", "q", "m101"), 3},
+			{cmd("ZCOUNT", "q", "-inf", "+inf"), 492},
+			{cmd("ZPOPMIN", "q", 2), []any{"m300", "-1", "back", "50"}},
+			{cmd("ZREMRANGEBYRANK", "q", 0, -4), 487},
+			{cmd("ZRANGE", "q", 0, -1), []any{"m588", "m589", "top"}},
+		}...)
+		run(t, c, steps)
 	})
 }

@@ -291,6 +291,9 @@ func (s *Store) Write(b *Batch) error { return s.write(b, false) }
 // only run goroutines that then wait for the world lock.
 func (s *Store) write(b *Batch, exclusive bool) error {
 	if empty, err := s.prepareWrite(b); empty || err != nil {
+		if err != nil {
+			s.forgetScoreEdges() // its deletes will not happen
+		}
 		return err
 	}
 	w := s.writes.submit(s, b, false)

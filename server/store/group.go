@@ -203,17 +203,28 @@ func (g *Group) Add(fn func(b *Batch) error) (err error) {
 	done := false
 	defer func() {
 		if !done {
-			g.b.rollback(mark) // fn panicked; the panic goes on up
+			g.takeBack(mark) // fn panicked; the panic goes on up
 		}
 	}()
 	err = fn(g.b)
 	done = true
 	if err != nil {
-		g.b.rollback(mark)
+		g.takeBack(mark)
 		return err
 	}
 	g.writes++
 	return nil
+}
+
+// takeBack removes from the batch what was written since mark. The
+// group's commands may have moved score edges past deletes taken back, so
+// every edge is forgotten.
+func (g *Group) takeBack(mark batchMark) {
+	n := g.b.Len()
+	g.b.rollback(mark)
+	if g.b.Len() != n {
+		g.s.forgetScoreEdges()
+	}
 }
 
 // Len is the number of writes in the group's batch.
@@ -258,6 +269,9 @@ func (g *Group) commitEarly() error {
 	}
 	empty, err := s.prepareWrite(b)
 	if err != nil || empty {
+		if err != nil {
+			s.forgetScoreEdges() // its deletes will not happen
+		}
 		g.unlockAll() // releases the batch too
 		return g.settleReads(err, from, upTo)
 	}
@@ -304,6 +318,8 @@ func (g *Group) end(write bool) error {
 	var err error
 	if write {
 		err = g.s.write(g.b, g.exclusive)
+	} else if g.b != nil && g.b.Len() > 0 {
+		g.s.forgetScoreEdges() // its deletes are dropped
 	}
 	if err == nil && write {
 		for _, fn := range g.after {

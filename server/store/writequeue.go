@@ -134,6 +134,7 @@ func (q *writeQueue) lead(s *Store, w *queuedWrite) {
 		}
 	}
 	err := q.writeJoined(s, group)
+	failed := false
 	for _, m := range group {
 		if m.err == nil {
 			m.err = err
@@ -143,10 +144,17 @@ func (q *writeQueue) lead(s *Store, w *queuedWrite) {
 				s.ov.fail(m.ticket, m.ticket)
 			}
 		}
+		failed = failed || m.err != nil
 		// A failed batch's records leave the overlay too: later readers
 		// read what landed.
 		s.ov.remove(s, m.b, m.ticket)
 		s.waits.queue.observe(time.Since(m.since))
+	}
+	if failed {
+		// Its deletes did not happen: no edge may stand past them. After
+		// the overlay lost its records, so that an edge read from them is
+		// refused, and before any writer wakes.
+		s.forgetScoreEdges()
 	}
 	s.ov.advance(group[len(group)-1].ticket)
 

@@ -1,6 +1,7 @@
 package types
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -330,14 +331,23 @@ func (d *DB) zsetConsistent(uid uint64, size uint64) error {
 	if err != nil || derr != nil {
 		return fmt.Errorf("subkey CF: %v %v", err, derr)
 	}
+	// Every record, not just those past the edges, which must hold: no
+	// live record before the first edge, none at or after the end edge.
+	first, end, _ := d.st.ScoreEdges(uid)
 	n := 0
-	err = d.scoreIter(uid, nil, nil, false, func(m []byte, s float64) bool {
+	err = d.iterate(store.CFScore, subkey.AppendPrefix(nil, uid), subkey.AppendUpperBound(nil, uid), false, func(k, _ []byte) (bool, error) {
+		_, s, m, err := subkey.DecodeScoreKey(k)
+		if err != nil {
+			return false, err
+		}
 		n++
 		if want, ok := bySub[string(m)]; !ok || want != s {
-			derr = fmt.Errorf("score CF has %q at %v, subkey CF has %v (present %v)", m, s, want, ok)
-			return false
+			return false, fmt.Errorf("score CF has %q at %v, subkey CF has %v (present %v)", m, s, want, ok)
 		}
-		return true
+		if (first != nil && bytes.Compare(k, first) < 0) || (end != nil && bytes.Compare(k, end) >= 0) {
+			return false, fmt.Errorf("member %q at %v lies outside the edges %q, %q", m, s, first, end)
+		}
+		return true, nil
 	})
 	switch {
 	case err != nil || derr != nil:

@@ -31,20 +31,6 @@ func (d *DB) ZPop(keys [][]byte, end ScoreEnd, count int64) (key []byte, elems [
 	return d.zpop(keys, end, count)
 }
 
-// scoreEdges returns the bounds of a walk of uid's score records from end:
-// its whole range, cut at the edge the store knows on that side.
-func (d *DB) scoreEdges(uid uint64, end ScoreEnd) (lower, upper []byte) {
-	lower, upper = subkey.AppendPrefix(nil, uid), subkey.AppendUpperBound(nil, uid)
-	first, last := d.st.ScoreEdges(uid)
-	switch {
-	case end == Lowest && first != nil:
-		lower = first
-	case end == Highest && last != nil:
-		upper = append(append([]byte(nil), last...), 0) // the key right after last
-	}
-	return lower, upper
-}
-
 // zpop is ZPop with the keys' locks held.
 func (d *DB) zpop(keys [][]byte, end ScoreEnd, count int64) ([]byte, []ScoreMember, error) {
 	for _, k := range keys {
@@ -59,13 +45,13 @@ func (d *DB) zpop(keys [][]byte, end ScoreEnd, count int64) ([]byte, []ScoreMemb
 		if count < 1 {
 			return k, nil, nil
 		}
-		// Start past the tombstones of the members popped before
-		// (store.ScoreEdges), and read one member more than popped: where
-		// the live members begin once these are gone.
-		lower, upper := d.scoreEdges(ks.m.UID, end)
+		// Read one member more than popped: where the live members begin
+		// once these are gone, the edge the next pop starts from
+		// (store.ScoreEdges).
+		_, _, epoch := d.st.ScoreEdges(ks.m.UID)
 		var elems []ScoreMember
 		var next []byte
-		err = d.scoreIter(ks.m.UID, lower, upper, end == Highest, func(m []byte, s float64) bool {
+		err = d.scoreIter(ks.m.UID, nil, nil, end == Highest, func(m []byte, s float64) bool {
 			if int64(len(elems)) == count {
 				next = subkey.AppendScoreKey(nil, ks.m.UID, s, m)
 				return false
@@ -80,9 +66,10 @@ func (d *DB) zpop(keys [][]byte, end ScoreEnd, count int64) ([]byte, []ScoreMemb
 			d.zremove(b, ks, elems)
 			return nil
 		})
-		if err == nil && next != nil && d.grp == nil {
-			// Landed, under the lock: no live member lies beyond next.
-			d.st.SetScoreEdge(ks.m.UID, next, end == Highest)
+		if err == nil && next != nil && d.mayMoveEdges() {
+			// No live member lies beyond next once the write lands; if it
+			// fails, every edge is forgotten.
+			d.moveScoreEdge(ks.m.UID, next, end == Highest, epoch)
 		}
 		d.checkZSet(k)
 		return k, elems, err

@@ -7,6 +7,9 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/shaledb/shale/server/store"
+	"github.com/shaledb/shale/subkey"
 )
 
 func TestParseScore(t *testing.T) {
@@ -300,7 +303,7 @@ func TestZSetRandomOps(t *testing.T) {
 	score := func() float64 { return scores[rng.IntN(len(scores))] }
 	for i := range 3000 {
 		var step string
-		switch op := rng.IntN(9); op {
+		switch op := rng.IntN(10); op {
 		case 0, 1: // ZADD with random flags and repeated members
 			var flags ZAddFlags
 			switch rng.IntN(5) {
@@ -385,6 +388,13 @@ func TestZSetRandomOps(t *testing.T) {
 			}
 			for _, e := range want {
 				delete(z, string(e.Member))
+			}
+		case 9: // a range read, which moves the store's score edges
+			sp := randomSpec(rng, members, scores)
+			step = fmt.Sprintf("%d: ZRANGE %+v", i, sp)
+			got, err := d.ZRange([]byte(key), sp)
+			if want := z.rangeOf(sp); err != nil || !sameElems(got, want) {
+				t.Fatalf("%s = %s, %v; want %s", step, fmtElems(got), err, fmtElems(want))
 			}
 		case 7: // ZRANGESTORE onto itself
 			sp := randomSpec(rng, members, scores)
@@ -722,7 +732,7 @@ func TestZPopEdges(t *testing.T) {
 	}
 	want("ZPOPMIN 3", pop(Lowest, 3), "m00", "m01", "m02")
 	want("ZPOPMAX 2", pop(Highest, 2), "m49", "m48")
-	if first, last := d.st.ScoreEdges(uid); first == nil || last == nil {
+	if first, last, _ := d.st.ScoreEdges(uid); first == nil || last == nil {
 		t.Fatalf("after popping both ends: edges %q, %q; want both", first, last)
 	}
 	want("ZPOPMIN", pop(Lowest, 1), "m03")
@@ -736,4 +746,112 @@ func TestZPopEdges(t *testing.T) {
 	want("ZPOPMIN 100: the rest", pop(Lowest, 100), "m05", "m06", "m07", "m08", "m09", "m11", "m12", "m13", "m14",
 		"m15", "m16", "m17", "m18", "m19", "m20", "m21", "m22", "m23", "m24", "m25", "m26", "m27", "m28", "m29",
 		"m31", "m32", "m33", "m34", "m35", "m36", "m37", "m38", "m39", "m40", "m41", "m42", "m43", "m44", "m45", "m46")
+}
+
+// TestZRangeEdges: a walk from either end of a sorted set moves the
+// store's edge to the first live member it meets, or to its far bound
+// when it meets none, and ZREMRANGEBY* past what it removed: a queue
+// drained with ZRANGEBYSCORE -inf … LIMIT 0 1 and ZREM, or a window
+// trimmed with ZREMRANGEBYSCORE, starts past its tombstones. A member
+// added before an edge must still be read.
+func TestZRangeEdges(t *testing.T) {
+	d, _ := newTestDB(t)
+	key := []byte("z")
+	var elems []ScoreMember
+	for i := range 50 {
+		elems = append(elems, ScoreMember{[]byte(fmt.Sprintf("m%02d", i)), float64(i)})
+	}
+	if _, err := d.ZAdd(key, 0, elems); err != nil {
+		t.Fatal(err)
+	}
+	uid, _, err := d.UID(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scoreKey := func(member string, score float64) []byte {
+		return subkey.AppendScoreKey(nil, uid, score, []byte(member))
+	}
+	edges := func(what string, first, end []byte) {
+		t.Helper()
+		f, e, _ := d.st.ScoreEdges(uid)
+		if !bytes.Equal(f, first) || !bytes.Equal(e, end) {
+			t.Fatalf("%s: edges %q, %q; want %q, %q", what, f, e, first, end)
+		}
+	}
+	read := func(sp ZRangeSpec, want ...string) {
+		t.Helper()
+		got, err := d.ZRange(key, sp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, e := range got {
+			names = append(names, string(e.Member))
+		}
+		if !slices.Equal(names, want) {
+			t.Fatalf("ZRANGE %+v = %q, want %q", sp, names, want)
+		}
+	}
+	lowest := ZRangeSpec{By: ByScore, Score: ScoreRange{Min: math.Inf(-1), Max: math.Inf(1)}, Limit: 1}
+	for i := range 5 { // Sidekiq's scheduled set: read the first, remove it
+		m := fmt.Sprintf("m%02d", i)
+		read(lowest, m)
+		edges("after reading the lowest", scoreKey(m, float64(i)), nil)
+		if _, err := d.ZRem(key, [][]byte{[]byte(m)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read(ZRangeSpec{By: ByRank, Start: 0, Stop: 0, Rev: true}, "m49")
+	// ZREM moves no edge: the first stays at the last member read.
+	edges("after ZREVRANGE 0 0", scoreKey("m04", 4), keyAfter(scoreKey("m49", 49)))
+
+	window := ZRangeSpec{By: ByScore, Score: ScoreRange{Min: math.Inf(-1), Max: 9}, Limit: -1}
+	if n, err := d.ZRemRange(key, window); err != nil || n != 5 {
+		t.Fatalf("ZREMRANGEBYSCORE -inf 9 = %d, %v", n, err)
+	}
+	edges("after ZREMRANGEBYSCORE -inf 9", keyAfter(scoreKey("m09", 9)), keyAfter(scoreKey("m49", 49)))
+	read(ZRangeSpec{By: ByScore, Score: ScoreRange{Min: math.Inf(-1), Max: 9.5}, Limit: -1})
+	edges("after an empty ZRANGEBYSCORE -inf 9.5", scoreAfter(uid, 9.5), keyAfter(scoreKey("m49", 49)))
+
+	if _, err := d.ZAdd(key, 0, []ScoreMember{{[]byte("low"), 3}, {[]byte("high"), 60}}); err != nil {
+		t.Fatal(err)
+	}
+	edges("after adding past both edges", nil, nil)
+	read(lowest, "low")
+	read(ZRangeSpec{By: ByRank, Start: 0, Stop: 0, Rev: true}, "high")
+	if _, err := d.ZAdd(key, 0, []ScoreMember{{[]byte("m20"), -5}}); err != nil { // moved before the edge
+		t.Fatal(err)
+	}
+	read(ZRangeSpec{By: ByRank, Start: 0, Stop: 1}, "m20", "low")
+	if rank, _, ok, err := d.ZRank(key, []byte("m10"), false); err != nil || !ok || rank != 2 {
+		t.Fatalf("ZRANK m10 = %d, %v, %v; want 2", rank, ok, err)
+	}
+
+	// In a transaction's group (EXEC, a script: Sidekiq's poller is one),
+	// a read sees the group's own removals, not yet written, and moves the
+	// edge past them; a group dropped unwritten forgets it.
+	inTxn := func(remove string, wantLowest string, commit bool) {
+		t.Helper()
+		g := d.st.BeginTxn(false, store.LockKey{DB: d.n, Key: key})
+		tx := d.InGroup(g)
+		if n, err := tx.ZRem(key, [][]byte{[]byte(remove)}); err != nil || n != 1 {
+			t.Fatalf("ZREM %s in a transaction = %d, %v", remove, n, err)
+		}
+		got, err := tx.ZRange(key, lowest)
+		if err != nil || len(got) != 1 || string(got[0].Member) != wantLowest {
+			t.Fatalf("the lowest in a transaction = %v, %v; want %s", got, err, wantLowest)
+		}
+		if commit {
+			if err := g.Commit(); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			g.Abort()
+		}
+	}
+	inTxn("m20", "low", true)
+	edges("after a transaction read past its removal", scoreKey("low", 3), keyAfter(scoreKey("high", 60)))
+	inTxn("low", "m10", false)
+	edges("after a transaction was dropped", nil, nil)
+	read(lowest, "low")
 }
