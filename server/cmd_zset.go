@@ -748,9 +748,9 @@ var zsetCommands = []Command{
 		doc("Remove all members in a sorted set within the given scores", "1.2.0", "sorted-set", "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements removed by the operation.", "key min max"),
 	cmd("zremrangebylex", 4, Write, 1, 1, 1, cmdZRemRangeByLex).keyFlags(KeyRW|KeyDelete).
 		doc("Remove all members in a sorted set between the given lexicographical range", "2.8.9", "sorted-set", "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements removed by the operation.", "key min max"),
-	cmd("zpopmin", -2, Write|Fast, 1, 1, 1, cmdZPopMin).shaped(atMost(3, shapeSyntax)).keyFlags(KeyRW|KeyAccess|KeyDelete).
+	cmd("zpopmin", -2, Write|Fast|Grouped, 1, 1, 1, cmdZPopMin).shaped(atMost(3, shapeSyntax)).keyFlags(KeyRW|KeyAccess|KeyDelete).
 		doc("Remove and return members with the lowest scores in a sorted set", "5.0.0", "sorted-set", "O(log(N)*M) with N being the number of elements in the sorted set, and M being the number of elements popped.", "key [count]"),
-	cmd("zpopmax", -2, Write|Fast, 1, 1, 1, cmdZPopMax).shaped(atMost(3, shapeSyntax)).keyFlags(KeyRW|KeyAccess|KeyDelete).
+	cmd("zpopmax", -2, Write|Fast|Grouped, 1, 1, 1, cmdZPopMax).shaped(atMost(3, shapeSyntax)).keyFlags(KeyRW|KeyAccess|KeyDelete).
 		doc("Remove and return members with the highest scores in a sorted set", "5.0.0", "sorted-set", "O(log(N)*M) with N being the number of elements in the sorted set, and M being the number of elements popped.", "key [count]"),
 	cmd("zmpop", -4, Write, 0, 0, 0, cmdZMPop).keysBy(numKeysAt(1)).keySpecs(numKeysSpec(1, KeyRW|KeyAccess|KeyDelete)).
 		doc("Remove and return members with scores in a sorted set", "7.0.0", "sorted-set", "O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of elements in the sorted set, and M being the number of elements popped.", "numkeys key [key ...] MIN|MAX [COUNT count]"),

@@ -33,6 +33,8 @@ var groupScript = [][]any{
 	{"smismember", "st1", "a", "q"},
 	{"zadd", "z1", "1", "a", "2", "b"}, {"zincrby", "z2", "2.5", "m"}, {"zscore", "z1", "b"},
 	{"zmscore", "z1", "a", "q"}, {"zcard", "z1"}, {"zrem", "z3", "a"}, {"zadd", "z4", "nan", "a"},
+	{"zadd", "zq", "1", "a", "2", "b", "3", "c", "4", "d"}, {"zpopmin", "zq"}, {"zpopmax", "zq", "2"},
+	{"zadd", "zq", "0", "low"}, {"zpopmin", "zq", "5"}, {"zpopmax", "zq"}, {"zpopmin", "h1"},
 	{"xadd", "x1", "1-1", "f", "v"}, {"xadd", "x1", "1-*", "g", "w"}, {"xadd", "x1", "1-1", "f", "v"},
 	{"xadd", "x2", "MAXLEN", "1", "5-5", "a", "b"}, {"xadd", "x2", "MAXLEN", "1", "6-0", "c", "d"}, {"xlen", "x2"},
 	{"xadd", "x3", "NOMKSTREAM", "1-1", "f", "v"}, {"xadd", "h1", "1-1", "f", "v"}, {"xlen", "x1"}, {"xlen", "h1"},
@@ -152,6 +154,10 @@ func TestHotKeyWritesReleaseEarly(t *testing.T) {
 		func(i int) []any { return []any{"rpoplpush", "hot:q", "hot:q"} },
 		func(i int) []any { return []any{"lmove", "hot:q", "hot:q", "left", "right"} },
 		func(i int) []any { return []any{"lset", "hot:q", 0, "v" + strconv.Itoa(i)} },
+		// Two members a ZADD, one a pop of either end.
+		func(i int) []any { return []any{"zadd", "hot:z", i, "m" + strconv.Itoa(i), -i, "n" + strconv.Itoa(i)} },
+		func(i int) []any { return []any{"zpopmin", "hot:z"} },
+		func(i int) []any { return []any{"zpopmax", "hot:z"} },
 	} {
 		name := cmd(0)[0]
 		var released uint64

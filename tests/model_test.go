@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"cmp"
 	"crypto/sha1"
 	"encoding/hex"
 	"fmt"
@@ -445,6 +446,7 @@ var modelCmdType = map[string]string{
 	"LPUSH": "list", "RPUSH": "list", "LPOP": "list", "RPOP": "list", "LTRIM": "list",
 	"SADD": "set", "SREM": "set",
 	"ZADD": "zset", "ZREM": "zset", "ZINCRBY": "zset", "GEOADD": "zset",
+	"ZPOPMIN": "zset", "ZPOPMAX": "zset", "ZREMRANGEBYSCORE": "zset",
 	"GET": "string", "STRLEN": "string", "HGET": "hash", "HLEN": "hash", "HGETALL": "hash", "LLEN": "list", "LINDEX": "list", "LRANGE": "list",
 	"SISMEMBER": "set", "SCARD": "set", "ZSCORE": "zset", "ZCARD": "zset",
 	"LCS":  "string",
@@ -812,6 +814,41 @@ func (m *model) apply(op modelOp) any {
 		removed := removeAll(v.zset, a[2:])
 		emptied(v)
 		return removed
+	case "ZPOPMIN", "ZPOPMAX":
+		out := []any{}
+		if v == nil {
+			return out
+		}
+		n := 1
+		if len(a) > 2 {
+			n, _ = strconv.Atoi(a[2])
+		}
+		order := slices.SortedFunc(maps.Keys(v.zset), func(x, y string) int {
+			return cmp.Or(cmp.Compare(v.zset[x], v.zset[y]), strings.Compare(x, y))
+		})
+		if a[0] == "ZPOPMAX" {
+			slices.Reverse(order)
+		}
+		for _, member := range order[:min(n, len(order))] {
+			out = append(out, member, floatApprox(v.zset[member]))
+			delete(v.zset, member)
+		}
+		emptied(v)
+		return out
+	case "ZREMRANGEBYSCORE": // the generator drains from -inf only
+		if v == nil {
+			return int64(0)
+		}
+		upTo := parseScore(a[3])
+		removed := 0
+		for member, score := range v.zset {
+			if score <= upTo {
+				delete(v.zset, member)
+				removed++
+			}
+		}
+		emptied(v)
+		return int64(removed)
 	case "ZINCRBY":
 		if v == nil {
 			v = create("zset")
@@ -1180,8 +1217,17 @@ func (g *opGen) pick() modelOp {
 			args = append(args, one(modelScores), one(modelMembers))
 		}
 		return c(args...)
-	case x < 560:
+	case x < 545:
 		return c(append([]string{"ZREM", key}, some(modelMembers, n)...)...)
+	case x < 560:
+		// Drains from an end, which move the store's score edges.
+		switch r.IntN(3) {
+		case 0:
+			return c("ZREMRANGEBYSCORE", key, "-inf", one(modelScores))
+		case 1:
+			return c(one([]string{"ZPOPMIN", "ZPOPMAX"}), key)
+		}
+		return c(one([]string{"ZPOPMIN", "ZPOPMAX"}), key, strconv.Itoa(r.IntN(3)))
 	case x < 580:
 		return c("ZINCRBY", key, one(modelIncrs), one(modelMembers))
 	case x < 640:

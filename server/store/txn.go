@@ -55,6 +55,11 @@ func (g *Group) Reader() Reader {
 	return nil
 }
 
+// ReadsOwnWrites reports whether the group's commands read what its
+// earlier writes left (a transaction's group). A pipeline group's do not:
+// no command joins it that touches a key an earlier one touched.
+func (g *Group) ReadsOwnWrites() bool { return g.txn != nil }
+
 // Exclusive reports whether the group holds the world lock's write side,
 // and so every key: a transaction's with a command that names no keys.
 func (g *Group) Exclusive() bool { return g.exclusive }

@@ -333,7 +333,12 @@ func (d *DB) zsetConsistent(uid uint64, size uint64) error {
 	}
 	// Every record, not just those past the edges, which must hold: no
 	// live record before the first edge, none at or after the end edge.
-	first, end, _ := d.st.ScoreEdges(uid)
+	// A pipeline group's command reads the state before its own write,
+	// and may have moved an edge past what that write removes.
+	var first, end []byte
+	if d.grp == nil || d.grp.ReadsOwnWrites() {
+		first, end, _ = d.st.ScoreEdges(uid)
+	}
 	n := 0
 	err = d.iterate(store.CFScore, subkey.AppendPrefix(nil, uid), subkey.AppendUpperBound(nil, uid), false, func(k, _ []byte) (bool, error) {
 		_, s, m, err := subkey.DecodeScoreKey(k)
