@@ -731,3 +731,36 @@ func TestStreamRedeliveryPassesEveryPending(t *testing.T) {
 		}
 	})
 }
+
+// TestStreamPendingFrontAcknowledged: a worker acknowledges the front of
+// its group's pending list and recovers with XAUTOCLAIM from 0-0, which
+// Shale starts past the acknowledged entries (store edges). Entries pending
+// again before them (XGROUP SETID back) must show again in XPENDING and
+// XAUTOCLAIM.
+func TestStreamPendingFrontAcknowledged(t *testing.T) {
+	t.Parallel()
+	forEachBackend(t, func(t *testing.T, c *redis.Client, _ backend) {
+		ctx := ctxT(t)
+		const n = 30
+		for i := range n {
+			if err := c.XAdd(ctx, &redis.XAddArgs{Stream: "s", ID: fmt.Sprintf("%d-1", i+1), Values: []any{"f", i}}).Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		delivered := matchFunc{"<entries>", func(any) string { return "" }}
+		run(t, c, []step{
+			{cmd("XGROUP", "CREATE", "s", "g", "0"), ok},
+			{cmd("XREADGROUP", "GROUP", "g", "w1", "COUNT", n, "STREAMS", "s", ">"), delivered},
+			{cmd("XACK", "s", "g", "1-1", "2-1", "3-1", "4-1", "5-1", "6-1", "7-1", "8-1", "9-1", "10-1"), 10},
+			{cmd("XAUTOCLAIM", "s", "g", "w2", 0, "0-0", "COUNT", 2, "JUSTID"), []any{"13-1", []any{"11-1", "12-1"}, []any{}}},
+			{cmd("XAUTOCLAIM", "s", "g", "w2", 0, "0-0", "COUNT", 2, "JUSTID"), []any{"13-1", []any{"11-1", "12-1"}, []any{}}},
+			{cmd("XACK", "s", "g", "11-1", "12-1", "30-1"), 3},
+			{cmd("XAUTOCLAIM", "s", "g", "w2", 0, "0-0", "COUNT", 1, "JUSTID"), []any{"14-1", []any{"13-1"}, []any{}}},
+			{cmd("XPENDING", "s", "g"), []any{int64(17), "13-1", "29-1", []any{[]any{"w1", "16"}, []any{"w2", "1"}}}},
+			{cmd("XGROUP", "SETID", "s", "g", "0"), ok},
+			{cmd("XREADGROUP", "GROUP", "g", "w3", "COUNT", 2, "STREAMS", "s", ">"), delivered},
+			{cmd("XPENDING", "s", "g"), []any{int64(19), "1-1", "29-1", []any{[]any{"w1", "16"}, []any{"w2", "1"}, []any{"w3", "2"}}}},
+			{cmd("XAUTOCLAIM", "s", "g", "w2", 0, "0-0", "COUNT", 3, "JUSTID"), []any{"14-1", []any{"1-1", "2-1", "13-1"}, []any{}}},
+		})
+	})
+}

@@ -186,9 +186,7 @@ func (b *Batch) Release() {
 // Put writes key=val in cf. Both slices are copied into the batch.
 func (b *Batch) Put(cf CF, key, val []byte) {
 	b.mayKill = b.mayKill || cf == CFBookkeeping
-	if cf == CFScore {
-		b.s.edges.put(key)
-	}
+	b.s.edges.put(cf, key)
 	keyAt, valAt := b.rep.put(b.s.cfIDs[cf], key, val)
 	b.noteCached(cf, cacheOp{keySpan: keySpan{keyAt, len(key)}, valAt: valAt, valLen: len(val), found: true})
 }
@@ -292,7 +290,7 @@ func (s *Store) Write(b *Batch) error { return s.write(b, false) }
 func (s *Store) write(b *Batch, exclusive bool) error {
 	if empty, err := s.prepareWrite(b); empty || err != nil {
 		if err != nil {
-			s.forgetScoreEdges() // its deletes will not happen
+			s.forgetEdges() // its deletes will not happen
 		}
 		return err
 	}

@@ -217,13 +217,13 @@ func (g *Group) Add(fn func(b *Batch) error) (err error) {
 }
 
 // takeBack removes from the batch what was written since mark. The
-// group's commands may have moved score edges past deletes taken back, so
+// group's commands may have moved edges past deletes taken back, so
 // every edge is forgotten.
 func (g *Group) takeBack(mark batchMark) {
 	n := g.b.Len()
 	g.b.rollback(mark)
 	if g.b.Len() != n {
-		g.s.forgetScoreEdges()
+		g.s.forgetEdges()
 	}
 }
 
@@ -270,7 +270,7 @@ func (g *Group) commitEarly() error {
 	empty, err := s.prepareWrite(b)
 	if err != nil || empty {
 		if err != nil {
-			s.forgetScoreEdges() // its deletes will not happen
+			s.forgetEdges() // its deletes will not happen
 		}
 		g.unlockAll() // releases the batch too
 		return g.settleReads(err, from, upTo)
@@ -319,7 +319,7 @@ func (g *Group) end(write bool) error {
 	if write {
 		err = g.s.write(g.b, g.exclusive)
 	} else if g.b != nil && g.b.Len() > 0 {
-		g.s.forgetScoreEdges() // its deletes are dropped
+		g.s.forgetEdges() // its deletes are dropped
 	}
 	if err == nil && write {
 		for _, fn := range g.after {

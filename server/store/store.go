@@ -37,7 +37,7 @@ type Store struct {
 
 	uids     uidAllocator
 	locks    keyLocks
-	edges    scoreEdges // where popped sorted sets' live members begin (scoreedges.go)
+	edges    walkEdges // where walked ranges' live records begin and end (edges.go)
 	counters *counters
 	dbs      dbMap
 	reclaim  *reclaimer

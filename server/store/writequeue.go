@@ -154,7 +154,7 @@ func (q *writeQueue) lead(s *Store, w *queuedWrite) {
 		// Its deletes did not happen: no edge may stand past them. After
 		// the overlay lost its records, so that an edge read from them is
 		// refused, and before any writer wakes.
-		s.forgetScoreEdges()
+		s.forgetEdges()
 	}
 	s.ov.advance(group[len(group)-1].ticket)
 

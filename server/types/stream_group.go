@@ -587,7 +587,7 @@ func (d *DB) eachPending(ks *keyState, g *streamGroup, start, end StreamID, fn f
 	lower := subkey.AppendStreamPendingKey(nil, ks.m.UID, g.v.GID, start.Ms, start.Seq)
 	// The key right after end's: end may be the greatest ID.
 	upper := append(subkey.AppendStreamPendingKey(nil, ks.m.UID, g.v.GID, end.Ms, end.Seq), 0)
-	return d.iterate(store.CFSubkey, lower, upper, false, func(k, val []byte) (bool, error) {
+	return d.walkPending(ks, g, lower, upper, false, func(k, val []byte) (bool, error) {
 		ms, seq, err := subkey.DecodeStreamPendingKey(k)
 		if err != nil {
 			return false, err
@@ -598,6 +598,30 @@ func (d *DB) eachPending(ks *keyState, g *streamGroup, start, end StreamID, fn f
 		}
 		return fn(StreamID{Ms: ms, Seq: seq}, pv), nil
 	})
+}
+
+// walkPending calls fn with each record of g's pending list in [lower,
+// upper), in ID order or in reverse, until fn returns false or fails. The
+// walk starts past the entries acknowledged at either end of the list (a
+// worker's XAUTOCLAIM from 0-0, XPENDING's first entry): see edgedWalk.
+func (d *DB) walkPending(ks *keyState, g *streamGroup, lower, upper []byte, rev bool, fn func(k, v []byte) (bool, error)) error {
+	uid, gid := ks.m.UID, g.v.GID
+	r := store.EdgeRange{CF: store.CFSubkey, Prefix: subkey.AppendStreamGroupPrefix(nil, uid, subkey.StreamPending, gid)}
+	low := subkey.AppendStreamPendingKey(nil, uid, gid, 0, 0)
+	high := subkey.AppendStreamGroupPrefix(nil, uid, subkey.StreamPending, gid+1)
+	var ferr error
+	err := d.edgedWalk(r, low, high, lower, upper, rev, func(k, v []byte) bool {
+		more, err := fn(k, v)
+		if err != nil {
+			ferr = err
+			return false
+		}
+		return more
+	})
+	if err == nil {
+		err = ferr
+	}
+	return err
 }
 
 // consumerCounts applies the pending counts of consumers other than the
@@ -708,7 +732,7 @@ func (d *DB) XPendingSummary(key, group []byte) (s PendingSummary, err error) {
 	lower := subkey.AppendStreamGroupPrefix(nil, uid, subkey.StreamPending, gid)
 	upper := subkey.AppendStreamGroupPrefix(nil, uid, subkey.StreamPending, gid+1)
 	for _, rev := range []bool{false, true} {
-		err := d.iterate(store.CFSubkey, lower, upper, rev, func(k, _ []byte) (bool, error) {
+		err := d.walkPending(ks, g, lower, upper, rev, func(k, _ []byte) (bool, error) {
 			ms, seq, err := subkey.DecodeStreamPendingKey(k)
 			if rev {
 				s.Last = StreamID{Ms: ms, Seq: seq}
@@ -990,7 +1014,7 @@ func (d *DB) XAutoClaim(key, group, consumer []byte, minIdle int64, start Stream
 	deleted = []StreamID{}
 	lower := subkey.AppendStreamPendingKey(nil, uid, gid, start.Ms, start.Seq)
 	upper := subkey.AppendStreamGroupPrefix(nil, uid, subkey.StreamPending, gid+1)
-	err = d.iterate(store.CFSubkey, lower, upper, false, func(k, val []byte) (bool, error) {
+	err = d.walkPending(ks, g, lower, upper, false, func(k, val []byte) (bool, error) {
 		ms, seq, err := subkey.DecodeStreamPendingKey(k)
 		if err != nil {
 			return false, err

@@ -1,6 +1,7 @@
 package types
 
 import (
+	"bytes"
 	"fmt"
 	"testing"
 
@@ -146,4 +147,81 @@ func TestStreamGroupBigPendingList(t *testing.T) {
 	if p := must[[]PendingEntry](t)(d.XPendingRange(key, group, StreamID{}, MaxStreamID, 10, 0, nil)); len(p) != 0 {
 		t.Fatalf("a new group lists %d pending", len(p))
 	}
+}
+
+// lowerBoundReader records where each walk of a group's pending list
+// starts.
+type lowerBoundReader struct {
+	store.Reader
+	lowers [][]byte
+}
+
+func (r *lowerBoundReader) Iterate(cf store.CF, lower, upper []byte, reverse bool, fn func(key, val []byte) bool) error {
+	if cf == store.CFSubkey && len(lower) > 8 && subkey.StreamKind(lower[8]) == subkey.StreamPending && !reverse {
+		r.lowers = append(r.lowers, bytes.Clone(lower))
+	}
+	return r.Reader.Iterate(cf, lower, upper, reverse, fn)
+}
+
+// TestStreamPendingEdges: a worker's XAUTOCLAIM from 0-0 and XPENDING's
+// first entry start past the entries acknowledged at the front of the
+// pending list (store.Edges), and an entry pending again before that edge
+// (XGROUP SETID back, then XREADGROUP) is seen again.
+func TestStreamPendingEdges(t *testing.T) {
+	d, clock := newTestDB(t)
+	key, group := []byte("s"), []byte("g")
+	const n = 100
+	for i := 1; i <= n; i++ {
+		must[StreamID](t)(func() (StreamID, error) {
+			id, _, _, err := d.XAdd(key, XAddArgs{ID: StreamID{Ms: uint64(i)}, IDGiven: true, SeqGiven: true}, [][]byte{[]byte("f"), []byte("v")})
+			return id, err
+		}())
+	}
+	start := func(StreamID) (StreamID, error) { return StreamID{}, nil }
+	must[bool](t)(d.XGroupCreate(key, group, false, -1, start))
+	if got := must[[]StreamEntry](t)(d.XReadGroup(key, group, []byte("c1"), false, StreamID{}, 0, false)); len(got) != n {
+		t.Fatalf("XREADGROUP delivered %d entries, want %d", len(got), n)
+	}
+	var acked []StreamID
+	for i := 1; i <= 60; i++ {
+		acked = append(acked, StreamID{Ms: uint64(i)})
+	}
+	if a := must[int64](t)(d.XAck(key, group, acked)); a != 60 {
+		t.Fatalf("XACK acknowledged %d", a)
+	}
+	*clock += 10_000
+	claim := func(d *DB, want uint64) {
+		t.Helper()
+		_, c, _, err := d.XAutoClaim(key, group, []byte("c2"), 1000, StreamID{}, 5, true)
+		if err != nil || len(c) != 5 || c[0].Entry.ID.Ms != want {
+			t.Fatalf("XAUTOCLAIM 0-0: %v, %+v; want 5 from %d", err, c, want)
+		}
+	}
+	claim(d, 61) // walks from the front, and moves the edge
+	v := *d
+	lr := &lowerBoundReader{Reader: d.rd}
+	v.rd = lr
+	*clock += 10_000
+	claim(&v, 61)
+	if len(lr.lowers) != 1 {
+		t.Fatalf("XAUTOCLAIM walked the pending list %d times", len(lr.lowers))
+	}
+	if ms, _, err := subkey.DecodeStreamPendingKey(lr.lowers[0]); err != nil || ms != 61 {
+		t.Errorf("the second XAUTOCLAIM 0-0 started at entry %d (%v), want 61: past the acknowledged ones", ms, err)
+	}
+	if s := must[PendingSummary](t)(d.XPendingSummary(key, group)); s.First.Ms != 61 || s.Last.Ms != n || s.Count != 40 {
+		t.Fatalf("XPENDING summary %+v", s)
+	}
+	// Pending again before the edge.
+	if err := d.XGroupSetID(key, group, -1, start); err != nil {
+		t.Fatal(err)
+	}
+	if got := must[[]StreamEntry](t)(d.XReadGroup(key, group, []byte("c3"), false, StreamID{}, 10, false)); len(got) != 10 {
+		t.Fatalf("XREADGROUP after SETID delivered %d", len(got))
+	}
+	if s := must[PendingSummary](t)(d.XPendingSummary(key, group)); s.First.Ms != 1 || s.Count != 50 {
+		t.Fatalf("XPENDING summary after redelivery %+v", s)
+	}
+	*clock += 10_000
+	claim(d, 1)
 }

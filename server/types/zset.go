@@ -337,7 +337,7 @@ func (d *DB) zsetConsistent(uid uint64, size uint64) error {
 	// and may have moved an edge past what that write removes.
 	var first, end []byte
 	if d.grp == nil || d.grp.ReadsOwnWrites() {
-		first, end, _ = d.st.ScoreEdges(uid)
+		first, end, _ = d.st.Edges(scoreRange(uid))
 	}
 	n := 0
 	err = d.iterate(store.CFScore, subkey.AppendPrefix(nil, uid), subkey.AppendUpperBound(nil, uid), false, func(k, _ []byte) (bool, error) {

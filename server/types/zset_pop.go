@@ -47,8 +47,8 @@ func (d *DB) zpop(keys [][]byte, end ScoreEnd, count int64) ([]byte, []ScoreMemb
 		}
 		// Read one member more than popped: where the live members begin
 		// once these are gone, the edge the next pop starts from
-		// (store.ScoreEdges).
-		_, _, epoch := d.st.ScoreEdges(ks.m.UID)
+		// (store.Edges).
+		_, _, epoch := d.st.Edges(scoreRange(ks.m.UID))
 		var elems []ScoreMember
 		var next []byte
 		err = d.scoreIter(ks.m.UID, nil, nil, end == Highest, func(m []byte, s float64) bool {
@@ -69,7 +69,7 @@ func (d *DB) zpop(keys [][]byte, end ScoreEnd, count int64) ([]byte, []ScoreMemb
 		if err == nil && next != nil && d.mayMoveEdges() {
 			// No live member lies beyond next once the write lands; if it
 			// fails, every edge is forgotten.
-			d.moveScoreEdge(ks.m.UID, next, end == Highest, epoch)
+			d.moveEdge(scoreRange(ks.m.UID), next, end == Highest, epoch)
 		}
 		d.checkZSet(k)
 		return k, elems, err

@@ -36,14 +36,8 @@ type ZRangeSpec struct {
 
 // scoreIter calls fn for each member of uid whose score-CF key lies in
 // [lower, upper) (nil: the uid's first key, or past its last), in score
-// order or in reverse. member is valid only during the call.
-//
-// The walk starts past the tombstones the store's edges tell it to skip
-// (store.ScoreEdges), and a walk that starts at the end of the live
-// records on its side moves that edge to the first record it meets, or to
-// its far bound when it meets none: the next walk from that end starts
-// there. Only a view that reads what has landed, under the key's lock,
-// moves an edge (mayMoveEdges).
+// order or in reverse, starting past the tombstones the store's edges let
+// it skip (edgedWalk). member is valid only during the call.
 func (d *DB) scoreIter(uid uint64, lower, upper []byte, rev bool, fn func(member []byte, score float64) bool) error {
 	if lower == nil {
 		lower = subkey.AppendPrefix(nil, uid)
@@ -51,38 +45,8 @@ func (d *DB) scoreIter(uid uint64, lower, upper []byte, rev bool, fn func(member
 	if upper == nil {
 		upper = subkey.AppendUpperBound(nil, uid)
 	}
-	var first, end []byte
-	var epoch uint64
-	if d.mayMoveEdges() {
-		first, end, epoch = d.st.ScoreEdges(uid)
-	}
-	// atEdge: no live record lies between the walk's start and the end of
-	// the key's records on that side.
-	var atEdge bool
-	if rev {
-		atEdge = bytes.Compare(upper, scoresEnd(uid)) >= 0 || (end != nil && bytes.Compare(upper, end) >= 0)
-		if end != nil && bytes.Compare(upper, end) > 0 {
-			upper = end
-		}
-	} else {
-		atEdge = bytes.Compare(lower, scoresStart(uid)) <= 0 || (first != nil && bytes.Compare(lower, first) <= 0)
-		if first != nil && bytes.Compare(lower, first) < 0 {
-			lower = first
-		}
-	}
-	if bytes.Compare(lower, upper) >= 0 {
-		return nil
-	}
-	moveEdge := atEdge && d.mayMoveEdges()
-	met := false
 	var derr error
-	err := d.rd.Iterate(store.CFScore, lower, upper, rev, func(k, _ []byte) bool {
-		if !met {
-			met = true
-			if moveEdge {
-				d.moveScoreEdge(uid, k, rev, epoch)
-			}
-		}
+	err := d.edgedWalk(scoreRange(uid), scoresStart(uid), scoresEnd(uid), lower, upper, rev, func(k, _ []byte) bool {
 		_, score, member, err := subkey.DecodeScoreKey(k)
 		if err != nil {
 			derr = fmt.Errorf("zset uid %d: %w", uid, err)
@@ -93,35 +57,12 @@ func (d *DB) scoreIter(uid uint64, lower, upper []byte, rev bool, fn func(member
 	if err != nil {
 		return err
 	}
-	if !met && moveEdge {
-		// Nothing live from the edge to the walk's far bound.
-		if rev {
-			d.st.SetScoreEnd(uid, lower, epoch)
-		} else {
-			d.st.SetScoreFirst(uid, upper, epoch)
-		}
-	}
 	return derr
 }
 
-// mayMoveEdges reports whether d uses and moves the store's score edges:
-// it holds its keys' locks and reads what has landed with every write
-// queued, not a snapshot.
-func (d *DB) mayMoveEdges() bool { return !d.snapshot }
-
-// moveScoreEdge records that key is the first live score record of uid
-// (the last one when last is set), as read under epoch (ScoreEdges).
-func (d *DB) moveScoreEdge(uid uint64, key []byte, last bool, epoch uint64) {
-	if last {
-		d.st.SetScoreEnd(uid, keyAfter(key), epoch)
-	} else {
-		d.st.SetScoreFirst(uid, key, epoch)
-	}
-}
-
-// keyAfter is the first key that sorts after k.
-func keyAfter(k []byte) []byte {
-	return append(append(make([]byte, 0, len(k)+1), k...), 0)
+// scoreRange is the range of uid's score records, for the store's edges.
+func scoreRange(uid uint64) store.EdgeRange {
+	return store.EdgeRange{CF: store.CFScore, Prefix: subkey.AppendPrefix(nil, uid)}
 }
 
 // scoresStart and scoresEnd bound every score-CF key of uid: the key of
@@ -423,7 +364,7 @@ func (d *DB) ZRemRange(key []byte, sp ZRangeSpec) (int64, error) {
 	if err != nil || !ks.live {
 		return 0, err
 	}
-	_, _, epoch := d.st.ScoreEdges(ks.m.UID)
+	_, _, epoch := d.st.Edges(scoreRange(ks.m.UID))
 	elems, err := d.zcollect(ks, sp)
 	if err != nil || len(elems) == 0 {
 		return 0, err
@@ -447,12 +388,13 @@ func (d *DB) passRemoved(uid uint64, elems []ScoreMember, epoch uint64) {
 	lo := subkey.AppendScoreKey(nil, uid, elems[0].Score, elems[0].Member)
 	last := elems[len(elems)-1]
 	past := keyAfter(subkey.AppendScoreKey(nil, uid, last.Score, last.Member))
-	first, end, _ := d.st.ScoreEdges(uid)
+	r := scoreRange(uid)
+	first, end, _ := d.st.Edges(r)
 	if bytes.Equal(first, lo) {
-		d.st.SetScoreFirst(uid, past, epoch)
+		d.st.SetFirstEdge(r, past, epoch)
 	}
 	if bytes.Equal(end, past) {
-		d.st.SetScoreEnd(uid, lo, epoch)
+		d.st.SetEndEdge(r, lo, epoch)
 	}
 }
 
