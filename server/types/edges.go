@@ -12,13 +12,14 @@ import (
 // where the store's edges say the live records begin (store.Edges).
 
 // edgedWalk calls fn for each record of r in [lower, upper), in order or
-// in reverse, until fn returns false; low and high bound every record r
-// may hold. The walk starts past the tombstones the store's edges tell it
-// to skip (store.Edges), and a walk that starts at the end of the live
-// records on its side moves that edge to the first record it meets, or to
-// its far bound when it meets none: the next walk from that end starts
-// there. A snapshot view neither uses nor moves edges (mayMoveEdges).
-func (d *DB) edgedWalk(r store.EdgeRange, low, high, lower, upper []byte, rev bool, fn func(k, v []byte) bool) error {
+// in reverse, until fn returns false or fails; low and high bound every
+// record r may hold. The walk starts past the tombstones the store's
+// edges tell it to skip (store.Edges), and a walk that starts at the end
+// of the live records on its side moves that edge to the first record it
+// meets, or to its far bound when it meets none: the next walk from that
+// end starts there. A snapshot view neither uses nor moves edges
+// (mayMoveEdges).
+func (d *DB) edgedWalk(r store.EdgeRange, low, high, lower, upper []byte, rev bool, fn func(k, v []byte) (bool, error)) error {
 	var first, end []byte
 	var epoch uint64
 	if d.mayMoveEdges() {
@@ -43,7 +44,7 @@ func (d *DB) edgedWalk(r store.EdgeRange, low, high, lower, upper []byte, rev bo
 	}
 	moveEdge := atEdge && d.mayMoveEdges()
 	met := false
-	err := d.rd.Iterate(r.CF, lower, upper, rev, func(k, v []byte) bool {
+	err := d.iterate(r.CF, lower, upper, rev, func(k, v []byte) (bool, error) {
 		if !met {
 			met = true
 			if moveEdge {

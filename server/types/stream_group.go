@@ -609,19 +609,7 @@ func (d *DB) walkPending(ks *keyState, g *streamGroup, lower, upper []byte, rev 
 	r := store.EdgeRange{CF: store.CFSubkey, Prefix: subkey.AppendStreamGroupPrefix(nil, uid, subkey.StreamPending, gid)}
 	low := subkey.AppendStreamPendingKey(nil, uid, gid, 0, 0)
 	high := subkey.AppendStreamGroupPrefix(nil, uid, subkey.StreamPending, gid+1)
-	var ferr error
-	err := d.edgedWalk(r, low, high, lower, upper, rev, func(k, v []byte) bool {
-		more, err := fn(k, v)
-		if err != nil {
-			ferr = err
-			return false
-		}
-		return more
-	})
-	if err == nil {
-		err = ferr
-	}
-	return err
+	return d.edgedWalk(r, low, high, lower, upper, rev, fn)
 }
 
 // consumerCounts applies the pending counts of consumers other than the

@@ -45,19 +45,13 @@ func (d *DB) scoreIter(uid uint64, lower, upper []byte, rev bool, fn func(member
 	if upper == nil {
 		upper = subkey.AppendUpperBound(nil, uid)
 	}
-	var derr error
-	err := d.edgedWalk(scoreRange(uid), scoresStart(uid), scoresEnd(uid), lower, upper, rev, func(k, _ []byte) bool {
+	return d.edgedWalk(scoreRange(uid), scoresStart(uid), scoresEnd(uid), lower, upper, rev, func(k, _ []byte) (bool, error) {
 		_, score, member, err := subkey.DecodeScoreKey(k)
 		if err != nil {
-			derr = fmt.Errorf("zset uid %d: %w", uid, err)
-			return false
+			return false, fmt.Errorf("zset uid %d: %w", uid, err)
 		}
-		return fn(member, score)
+		return fn(member, score), nil
 	})
-	if err != nil {
-		return err
-	}
-	return derr
 }
 
 // scoreRange is the range of uid's score records, for the store's edges.

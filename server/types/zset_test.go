@@ -688,13 +688,9 @@ func TestZRandMember(t *testing.T) {
 	}
 }
 
-// TestZPopEdges: ZPOPMIN and ZPOPMAX remember where the live members
-// begin past those they popped (store.Edges), so that the next pop
-// does not walk their tombstones; a member added or moved past that edge
-// must still be the next one popped.
-func TestZPopEdges(t *testing.T) {
-	d, _ := newTestDB(t)
-	key := []byte("z")
+// addFifty makes key a zset of m00..m49 scored 0..49 and returns its uid.
+func addFifty(t *testing.T, d *DB, key []byte) uint64 {
+	t.Helper()
 	var elems []ScoreMember
 	for i := range 50 {
 		elems = append(elems, ScoreMember{[]byte(fmt.Sprintf("m%02d", i)), float64(i)})
@@ -706,6 +702,17 @@ func TestZPopEdges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return uid
+}
+
+// TestZPopEdges: ZPOPMIN and ZPOPMAX remember where the live members
+// begin past those they popped (store.Edges), so that the next pop
+// does not walk their tombstones; a member added or moved past that edge
+// must still be the next one popped.
+func TestZPopEdges(t *testing.T) {
+	d, _ := newTestDB(t)
+	key := []byte("z")
+	uid := addFifty(t, d, key)
 	pop := func(end ScoreEnd, count int64) []string {
 		t.Helper()
 		_, got, err := d.ZPop([][]byte{key}, end, count)
@@ -757,17 +764,7 @@ func TestZPopEdges(t *testing.T) {
 func TestZRangeEdges(t *testing.T) {
 	d, _ := newTestDB(t)
 	key := []byte("z")
-	var elems []ScoreMember
-	for i := range 50 {
-		elems = append(elems, ScoreMember{[]byte(fmt.Sprintf("m%02d", i)), float64(i)})
-	}
-	if _, err := d.ZAdd(key, 0, elems); err != nil {
-		t.Fatal(err)
-	}
-	uid, _, err := d.UID(key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	uid := addFifty(t, d, key)
 	scoreKey := func(member string, score float64) []byte {
 		return subkey.AppendScoreKey(nil, uid, score, []byte(member))
 	}
