@@ -2,7 +2,9 @@ package tests
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -1167,5 +1169,77 @@ func TestZSetDrainedFromAnEnd(t *testing.T) {
 			{cmd("ZRANGE", "q", 0, -1), []any{"m588", "m589", "top"}},
 		}...)
 		run(t, c, steps)
+	})
+}
+
+// TestZSetPopHotKey: clients popping one sorted set at once, one command
+// per round trip, which in Shale run in groups that release the key's
+// lock before their write lands and start past the tombstones the pops
+// before them left (store edges). Every member comes out once, in score
+// order for each client, and what stays is the rest.
+func TestZSetPopHotKey(t *testing.T) {
+	t.Parallel()
+	forEachBackend(t, func(t *testing.T, c *redis.Client, _ backend) {
+		ctx := ctxT(t)
+		const members, clients, each = 2000, 16, 50
+		add := []redis.Z{}
+		for i := range members {
+			add = append(add, redis.Z{Score: float64(i + 1), Member: fmt.Sprintf("m%04d", i+1)})
+		}
+		if err := c.ZAdd(ctx, "q", add...).Err(); err != nil {
+			t.Fatal(err)
+		}
+		popped := make([][]float64, clients)
+		var wg sync.WaitGroup
+		for w := range clients {
+			cl := redis.NewClient(&redis.Options{Addr: c.Options().Addr, Protocol: 2})
+			defer cl.Close()
+			wg.Go(func() {
+				for j := range each {
+					pop := cl.ZPopMin
+					if j%2 == 1 {
+						pop = cl.ZPopMax
+					}
+					z, err := pop(ctx, "q").Result()
+					if err != nil || len(z) != 1 || z[0].Member != fmt.Sprintf("m%04d", int(z[0].Score)) {
+						t.Errorf("client %d: pop %d: %v, %v", w, j, z, err)
+						return
+					}
+					popped[w] = append(popped[w], z[0].Score)
+				}
+			})
+		}
+		wg.Wait()
+		seen := map[float64]bool{}
+		for w, scores := range popped {
+			var lows, highs []float64
+			for j, s := range scores {
+				if seen[s] {
+					t.Fatalf("member %v popped twice", s)
+				}
+				seen[s] = true
+				if j%2 == 0 {
+					lows = append(lows, s)
+				} else {
+					highs = append(highs, s)
+				}
+			}
+			slices.Reverse(highs)
+			if !slices.IsSorted(lows) || !slices.IsSorted(highs) {
+				t.Errorf("client %d popped out of order: %v", w, scores)
+			}
+		}
+		const half = clients * each / 2
+		for s := 1; s <= members; s++ {
+			if want := s <= half || s > members-half; seen[float64(s)] != want {
+				t.Fatalf("member %d: popped %v, want %v", s, seen[float64(s)], want)
+			}
+		}
+		if n := c.ZCard(ctx, "q").Val(); n != members-2*half {
+			t.Errorf("ZCARD %d after the pops, want %d", n, members-2*half)
+		}
+		if z := c.ZRangeWithScores(ctx, "q", 0, 0).Val(); len(z) != 1 || z[0].Score != half+1 {
+			t.Errorf("the lowest left is %v, want %d", z, half+1)
+		}
 	})
 }
