@@ -733,8 +733,9 @@ func TestStreamRedeliveryPassesEveryPending(t *testing.T) {
 }
 
 // TestStreamPendingFrontAcknowledged: a worker acknowledges the front of
-// its group's pending list and recovers with XAUTOCLAIM from 0-0, which
-// Shale starts past the acknowledged entries (store edges). Entries pending
+// its group's pending list, reads its own from 0 and recovers with
+// XAUTOCLAIM from 0-0, which Shale starts past the acknowledged entries
+// (store edges). Entries pending
 // again before them (XGROUP SETID back) must show again in XPENDING and
 // XAUTOCLAIM.
 func TestStreamPendingFrontAcknowledged(t *testing.T) {
@@ -748,10 +749,14 @@ func TestStreamPendingFrontAcknowledged(t *testing.T) {
 			}
 		}
 		delivered := matchFunc{"<entries>", func(any) string { return "" }}
+		// w1's own pending list from its start, past what it acknowledged.
+		history := []any{[]any{"s", []any{[]any{"11-1", []any{"f", "10"}}, []any{"12-1", []any{"f", "11"}}}}}
 		run(t, c, []step{
 			{cmd("XGROUP", "CREATE", "s", "g", "0"), ok},
 			{cmd("XREADGROUP", "GROUP", "g", "w1", "COUNT", n, "STREAMS", "s", ">"), delivered},
 			{cmd("XACK", "s", "g", "1-1", "2-1", "3-1", "4-1", "5-1", "6-1", "7-1", "8-1", "9-1", "10-1"), 10},
+			{cmd("XREADGROUP", "GROUP", "g", "w1", "COUNT", 2, "STREAMS", "s", "0"), history},
+			{cmd("XREADGROUP", "GROUP", "g", "w1", "COUNT", 2, "STREAMS", "s", "0"), history},
 			{cmd("XAUTOCLAIM", "s", "g", "w2", 0, "0-0", "COUNT", 2, "JUSTID"), []any{"13-1", []any{"11-1", "12-1"}, []any{}}},
 			{cmd("XAUTOCLAIM", "s", "g", "w2", 0, "0-0", "COUNT", 2, "JUSTID"), []any{"13-1", []any{"11-1", "12-1"}, []any{}}},
 			{cmd("XACK", "s", "g", "11-1", "12-1", "30-1"), 3},

@@ -494,7 +494,7 @@ func (d *DB) consumerHistory(ks *keyState, g *streamGroup, c *streamConsumer, af
 	lower := subkey.AppendStreamConsumerPendingKey(nil, uid, gid, c.v.CID, start.Ms, start.Seq)
 	upper := subkey.AppendStreamConsumerPendingPrefix(nil, uid, gid, c.v.CID+1)
 	var ids []StreamID
-	err := d.iterate(store.CFSubkey, lower, upper, false, func(k, _ []byte) (bool, error) {
+	err := d.walkConsumerPending(ks, g, c, lower, upper, func(k, _ []byte) (bool, error) {
 		ms, seq, err := subkey.DecodeStreamConsumerPendingKey(k)
 		if err != nil {
 			return false, err
@@ -607,9 +607,21 @@ func (d *DB) eachPending(ks *keyState, g *streamGroup, start, end StreamID, fn f
 func (d *DB) walkPending(ks *keyState, g *streamGroup, lower, upper []byte, rev bool, fn func(k, v []byte) (bool, error)) error {
 	uid, gid := ks.m.UID, g.v.GID
 	r := store.EdgeRange{CF: store.CFSubkey, Prefix: subkey.AppendStreamGroupPrefix(nil, uid, subkey.StreamPending, gid)}
-	low := subkey.AppendStreamPendingKey(nil, uid, gid, 0, 0)
+	low := subkey.AppendStreamPendingKey(nil, uid, gid, 0, 1) // 0-1: no entry has ID 0-0
 	high := subkey.AppendStreamGroupPrefix(nil, uid, subkey.StreamPending, gid+1)
 	return d.edgedWalk(r, low, high, lower, upper, rev, fn)
+}
+
+// walkConsumerPending calls fn with each record of c's own pending list
+// in [lower, upper), in ID order, until fn returns false or fails,
+// starting past the entries acknowledged at its front (XREADGROUP from 0
+// after the consumer's XACKs): see edgedWalk.
+func (d *DB) walkConsumerPending(ks *keyState, g *streamGroup, c *streamConsumer, lower, upper []byte, fn func(k, v []byte) (bool, error)) error {
+	uid, gid, cid := ks.m.UID, g.v.GID, c.v.CID
+	r := store.EdgeRange{CF: store.CFSubkey, Prefix: subkey.AppendStreamConsumerPendingPrefix(nil, uid, gid, cid)}
+	low := subkey.AppendStreamConsumerPendingKey(nil, uid, gid, cid, 0, 1) // 0-1: no entry has ID 0-0
+	high := subkey.AppendStreamConsumerPendingPrefix(nil, uid, gid, cid+1)
+	return d.edgedWalk(r, low, high, lower, upper, false, fn)
 }
 
 // consumerCounts applies the pending counts of consumers other than the
@@ -803,7 +815,7 @@ func (d *DB) XPendingRange(key, group []byte, start, end StreamID, count, minIdl
 		}
 		lower := subkey.AppendStreamConsumerPendingKey(nil, uid, gid, c.v.CID, start.Ms, start.Seq)
 		upper := append(subkey.AppendStreamConsumerPendingKey(nil, uid, gid, c.v.CID, end.Ms, end.Seq), 0)
-		err = d.iterate(store.CFSubkey, lower, upper, false, func(k, _ []byte) (bool, error) {
+		err = d.walkConsumerPending(ks, g, c, lower, upper, func(k, _ []byte) (bool, error) {
 			ms, seq, err := subkey.DecodeStreamConsumerPendingKey(k)
 			if err != nil {
 				return false, err

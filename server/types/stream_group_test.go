@@ -149,15 +149,18 @@ func TestStreamGroupBigPendingList(t *testing.T) {
 	}
 }
 
-// lowerBoundReader records where each walk of a group's pending list
-// starts.
+// lowerBoundReader records where each walk of a group's or a consumer's
+// pending list starts.
 type lowerBoundReader struct {
 	store.Reader
 	lowers [][]byte
 }
 
 func (r *lowerBoundReader) Iterate(cf store.CF, lower, upper []byte, reverse bool, fn func(key, val []byte) bool) error {
-	if cf == store.CFSubkey && len(lower) > 8 && subkey.StreamKind(lower[8]) == subkey.StreamPending && !reverse {
+	if cf != store.CFSubkey || len(lower) <= 8 || reverse {
+		return r.Reader.Iterate(cf, lower, upper, reverse, fn)
+	}
+	if kind := subkey.StreamKind(lower[8]); kind == subkey.StreamPending || kind == subkey.StreamConsumerPending {
 		r.lowers = append(r.lowers, bytes.Clone(lower))
 	}
 	return r.Reader.Iterate(cf, lower, upper, reverse, fn)
@@ -188,6 +191,25 @@ func TestStreamPendingEdges(t *testing.T) {
 	}
 	if a := must[int64](t)(d.XAck(key, group, acked)); a != 60 {
 		t.Fatalf("XACK acknowledged %d", a)
+	}
+	// The consumer's own list: XREADGROUP from 0 walks it from its front.
+	history := func(d *DB) {
+		t.Helper()
+		e := must[[]StreamEntry](t)(d.XReadGroup(key, group, []byte("c1"), true, StreamID{}, 5, false))
+		if len(e) != 5 || e[0].ID.Ms != 61 {
+			t.Fatalf("XREADGROUP c1 0: %+v; want 5 from 61", e)
+		}
+	}
+	history(d)
+	hv := *d
+	hr := &lowerBoundReader{Reader: d.rd}
+	hv.rd = hr
+	history(&hv)
+	if len(hr.lowers) != 1 {
+		t.Fatalf("XREADGROUP's history walked %d pending lists", len(hr.lowers))
+	}
+	if ms, _, err := subkey.DecodeStreamConsumerPendingKey(hr.lowers[0]); err != nil || ms != 61 {
+		t.Errorf("the second XREADGROUP c1 0 started at entry %d (%v), want 61: past the acknowledged ones", ms, err)
 	}
 	*clock += 10_000
 	claim := func(d *DB, want uint64) {
