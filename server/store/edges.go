@@ -33,14 +33,28 @@ import (
 // Records that arrive by replication, or a new data set, clear them all
 // too. Edges live in memory only, a bounded number of them.
 type walkEdges struct {
+	epoch atomic.Uint64 // bumped each time every edge is forgotten
+	// shards hold the ranges by uid, so that a put takes a lock only when
+	// its key's shard holds a range of its column family, and puts of
+	// different keys seldom wait for each other.
+	shards [edgeShards]edgeShard
+}
+
+// edgeShard is the ranges of the uids that fall in it.
+type edgeShard struct {
 	// n counts the ranges kept in the score and the subkey column
 	// families, so that puts skip the lock when their family has none.
 	n     [2]atomic.Int32
-	epoch atomic.Uint64 // bumped, under mu, each time every edge is forgotten
 	mu    sync.Mutex
 	byUID map[uint64][]rangeEdges // a key's ranges, by the uid their prefix begins with
 	count int                     // ranges in byUID
 }
+
+// edgeShards is how many shards hold the ranges; uids are handed out in
+// sequence, so uid % edgeShards spreads them.
+const edgeShards = 64
+
+func (e *walkEdges) shard(uid uint64) *edgeShard { return &e.shards[uid%edgeShards] }
 
 // EdgeRange is a range of records that commands walk from one end: the
 // records of CF whose keys begin with Prefix, which begins with the uid of
@@ -56,9 +70,10 @@ type rangeEdges struct {
 	prefix, first, end []byte
 }
 
-// maxEdgeRanges bounds the ranges whose edges are kept; past it the ranges
-// of an arbitrary key are forgotten for each new one.
-const maxEdgeRanges = 1 << 14
+// maxShardRanges bounds the ranges whose edges a shard keeps (16,384 in
+// all); past it the ranges of an arbitrary key of the shard are forgotten
+// for each new one.
+const maxShardRanges = (1 << 14) / edgeShards
 
 // edgeSlot is the slot of walkEdges.n that counts cf's ranges; -1 for a
 // family no range lies in.
@@ -77,23 +92,24 @@ func edgeSlot(cf CF) int {
 // not be changed. epoch is what a caller that then reads the records and
 // moves an edge passes to SetFirstEdge or SetEndEdge.
 func (s *Store) Edges(r EdgeRange) (first, end []byte, epoch uint64) {
-	e := &s.edges
-	epoch = e.epoch.Load()
-	if i := edgeSlot(r.CF); i < 0 || e.n[i].Load() == 0 {
-		return nil, nil, epoch
-	}
+	epoch = s.edges.epoch.Load()
+	slot := edgeSlot(r.CF)
 	uid, err := subkey.UID(r.Prefix)
-	if err != nil {
+	if slot < 0 || err != nil {
 		return nil, nil, epoch
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	for _, re := range e.byUID[uid] {
+	sh := s.edges.shard(uid)
+	if sh.n[slot].Load() == 0 {
+		return nil, nil, epoch
+	}
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	for _, re := range sh.byUID[uid] {
 		if re.cf == r.CF && bytes.Equal(re.prefix, r.Prefix) {
-			return re.first, re.end, e.epoch.Load()
+			return re.first, re.end, epoch
 		}
 	}
-	return nil, nil, e.epoch.Load()
+	return nil, nil, epoch
 }
 
 // SetFirstEdge records that no live record of r sorts before key, and
@@ -116,31 +132,35 @@ func (e *walkEdges) set(r EdgeRange, key []byte, end bool, epoch uint64) {
 	if slot < 0 || err != nil {
 		return
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	sh := e.shard(uid)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	// clear bumps the epoch before it empties the shards, under their
+	// locks: an edge that passes this check goes before its shard is
+	// emptied.
 	if e.epoch.Load() != epoch {
 		return
 	}
-	ranges := e.byUID[uid]
+	ranges := sh.byUID[uid]
 	i := 0
 	for i < len(ranges) && !(ranges[i].cf == r.CF && bytes.Equal(ranges[i].prefix, r.Prefix)) {
 		i++
 	}
 	if i == len(ranges) {
-		if e.byUID == nil {
-			e.byUID = make(map[uint64][]rangeEdges)
+		if sh.byUID == nil {
+			sh.byUID = make(map[uint64][]rangeEdges)
 		}
-		if e.count >= maxEdgeRanges {
-			for u := range e.byUID {
-				e.drop(u)
+		if sh.count >= maxShardRanges {
+			for u := range sh.byUID {
+				sh.drop(u)
 				break
 			}
-			ranges = e.byUID[uid]
+			ranges = sh.byUID[uid]
 			i = len(ranges)
 		}
 		ranges = append(ranges, rangeEdges{cf: r.CF, prefix: bytes.Clone(r.Prefix)})
-		e.count++
-		e.n[slot].Add(1)
+		sh.count++
+		sh.n[slot].Add(1)
 	}
 	at := &ranges[i].first
 	if end {
@@ -149,33 +169,38 @@ func (e *walkEdges) set(r EdgeRange, key []byte, end bool, epoch uint64) {
 	if !bytes.Equal(*at, key) {
 		*at = bytes.Clone(key)
 	}
-	e.byUID[uid] = ranges
+	sh.byUID[uid] = ranges
 }
 
 // drop forgets the ranges of uid. The caller holds mu.
-func (e *walkEdges) drop(uid uint64) {
-	for _, re := range e.byUID[uid] {
-		e.n[edgeSlot(re.cf)].Add(-1)
-		e.count--
+func (sh *edgeShard) drop(uid uint64) {
+	for _, re := range sh.byUID[uid] {
+		sh.n[edgeSlot(re.cf)].Add(-1)
+		sh.count--
 	}
-	delete(e.byUID, uid)
+	delete(sh.byUID, uid)
 }
 
 // put moves the edges that a put of key into cf would cross to key: no
 // live record lies before key if none lay before a first edge past it,
 // and that holds whether or not the write lands.
 func (e *walkEdges) put(cf CF, key []byte) {
-	if i := edgeSlot(cf); i < 0 || e.n[i].Load() == 0 {
+	slot := edgeSlot(cf)
+	if slot < 0 {
 		return
 	}
 	uid, err := subkey.UID(key)
 	if err != nil {
 		return
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	for i := range e.byUID[uid] {
-		re := &e.byUID[uid][i]
+	sh := e.shard(uid)
+	if sh.n[slot].Load() == 0 {
+		return
+	}
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	for i := range sh.byUID[uid] {
+		re := &sh.byUID[uid][i]
 		if re.cf != cf || !bytes.HasPrefix(key, re.prefix) {
 			continue
 		}
@@ -190,11 +215,14 @@ func (e *walkEdges) put(cf CF, key []byte) {
 
 // clear forgets every edge, and makes those read before it unrecordable.
 func (e *walkEdges) clear() {
-	e.mu.Lock()
-	defer e.mu.Unlock()
 	e.epoch.Add(1)
-	e.byUID, e.count = nil, 0
-	for i := range e.n {
-		e.n[i].Store(0)
+	for i := range e.shards {
+		sh := &e.shards[i]
+		sh.mu.Lock()
+		sh.byUID, sh.count = nil, 0
+		for j := range sh.n {
+			sh.n[j].Store(0)
+		}
+		sh.mu.Unlock()
 	}
 }

@@ -3,7 +3,10 @@ package store
 import (
 	"bytes"
 	"errors"
+	"sync/atomic"
 	"testing"
+
+	"github.com/rs/zerolog"
 
 	"github.com/shaledb/shale/conf"
 	"github.com/shaledb/shale/subkey"
@@ -139,4 +142,39 @@ func TestEdgesRanges(t *testing.T) {
 	if first, _, _ := s.Edges(scores); first == nil {
 		t.Error("the score range's edge went with a put into the subkey family")
 	}
+}
+
+// BenchmarkPutBesideEdges: puts into the subkey family from parallel
+// goroutines, each on keys of its own, while other keys have edges in the
+// family (a stream whose group's pending list was walked, a few sorted
+// sets): the cost Batch.Put pays for edges it does not cross.
+func BenchmarkPutBesideEdges(b *testing.B) {
+	cfg := conf.Default()
+	cfg.RocksDB.BlockCacheBytes = 8 << 20
+	cfg.Storage.Dir = b.TempDir()
+	s, err := Open(cfg, zerolog.Nop())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	for uid := uint64(1); uid <= 4; uid++ {
+		r := EdgeRange{CF: CFSubkey, Prefix: subkey.AppendStreamGroupPrefix(nil, uid, subkey.StreamPending, 1)}
+		s.SetFirstEdge(r, subkey.AppendStreamPendingKey(nil, uid, 1, 5, 0), s.edges.epoch.Load())
+	}
+	var next atomic.Uint64
+	next.Store(1000)
+	b.RunParallel(func(pb *testing.PB) {
+		uid := next.Add(1)
+		bt := s.NewBatch()
+		defer bt.Release()
+		key := subkey.AppendPrefix(nil, uid)
+		key = append(key, "field"...)
+		for n := 0; pb.Next(); n++ {
+			bt.Put(CFSubkey, key, key)
+			if n%64 == 63 {
+				bt.Release()
+				bt = s.NewBatch()
+			}
+		}
+	})
 }
