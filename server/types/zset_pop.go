@@ -6,7 +6,6 @@ import (
 
 	"github.com/shaledb/shale/metadata"
 	"github.com/shaledb/shale/server/store"
-	"github.com/shaledb/shale/subkey"
 )
 
 // ScoreEnd is the end of a sorted set that ZPOPMIN, ZPOPMAX and their
@@ -45,19 +44,11 @@ func (d *DB) zpop(keys [][]byte, end ScoreEnd, count int64) ([]byte, []ScoreMemb
 		if count < 1 {
 			return k, nil, nil
 		}
-		// Read one member more than popped: where the live members begin
-		// once these are gone, the edge the next pop starts from
-		// (store.Edges).
 		_, _, epoch := d.st.Edges(scoreRange(ks.m.UID))
 		var elems []ScoreMember
-		var next []byte
 		err = d.scoreIter(ks.m.UID, nil, nil, end == Highest, func(m []byte, s float64) bool {
-			if int64(len(elems)) == count {
-				next = subkey.AppendScoreKey(nil, ks.m.UID, s, m)
-				return false
-			}
 			elems = append(elems, ScoreMember{append([]byte{}, m...), s})
-			return true
+			return int64(len(elems)) < count
 		})
 		if err != nil {
 			return nil, nil, err
@@ -66,10 +57,14 @@ func (d *DB) zpop(keys [][]byte, end ScoreEnd, count int64) ([]byte, []ScoreMemb
 			d.zremove(b, ks, elems)
 			return nil
 		})
-		if err == nil && next != nil && d.mayMoveEdges() {
-			// No live member lies beyond next once the write lands; if it
+		if err == nil && len(elems) > 0 && d.mayMoveEdges() {
+			// The next pop starts past these (store.Edges); if the write
 			// fails, every edge is forgotten.
-			d.moveEdge(scoreRange(ks.m.UID), next, end == Highest, epoch)
+			lowest, highest := elems[0], elems[len(elems)-1]
+			if end == Highest {
+				lowest, highest = highest, lowest
+			}
+			d.passRemoved(ks.m.UID, lowest, highest, epoch)
 		}
 		d.checkZSet(k)
 		return k, elems, err

@@ -368,20 +368,19 @@ func (d *DB) ZRemRange(key []byte, sp ZRangeSpec) (int64, error) {
 		return nil
 	})
 	if err == nil && d.mayMoveEdges() {
-		d.passRemoved(ks.m.UID, elems, epoch)
+		d.passRemoved(ks.m.UID, elems[0], elems[len(elems)-1], epoch)
 	}
 	d.checkZSet(key)
 	return int64(len(elems)), err
 }
 
-// passRemoved moves uid's edges past elems, a run of members in score
-// order just removed, when the run began at an edge: the next walk from
-// that end (a sliding window's ZREMRANGEBYSCORE -inf …) starts past their
-// tombstones. epoch is the edges' when the run was read.
-func (d *DB) passRemoved(uid uint64, elems []ScoreMember, epoch uint64) {
-	lo := subkey.AppendScoreKey(nil, uid, elems[0].Score, elems[0].Member)
-	last := elems[len(elems)-1]
-	past := keyAfter(subkey.AppendScoreKey(nil, uid, last.Score, last.Member))
+// passRemoved moves uid's edges past a run of members, lowest to highest
+// in score order, just removed, when the run began at an edge: the next
+// walk from that end (ZPOPMIN, a sliding window's ZREMRANGEBYSCORE -inf …)
+// starts past their tombstones. epoch is the edges' when the run was read.
+func (d *DB) passRemoved(uid uint64, lowest, highest ScoreMember, epoch uint64) {
+	lo := subkey.AppendScoreKey(nil, uid, lowest.Score, lowest.Member)
+	past := keyAfter(subkey.AppendScoreKey(nil, uid, highest.Score, highest.Member))
 	r := scoreRange(uid)
 	first, end, _ := d.st.Edges(r)
 	if bytes.Equal(first, lo) {
