@@ -62,17 +62,7 @@ const (
 // the shortest failing sequence it found.
 func TestModel(t *testing.T) {
 	t.Parallel()
-	seed := uint64(modelDefaultSeed)
-	switch s := os.Getenv("SHALE_MODEL_SEED"); s {
-	case "":
-	case "random":
-		seed = uint64(time.Now().UnixNano())
-	default:
-		var err error
-		if seed, err = strconv.ParseUint(s, 10, 64); err != nil {
-			t.Fatalf("SHALE_MODEL_SEED=%q: want a number or \"random\": %v", s, err)
-		}
-	}
+	seed := modelSeedFromEnv(t)
 	steps := envCount(t, "SHALE_MODEL_OPS", modelDefaultOps)
 	runs := envCount(t, "SHALE_MODEL_RUNS", 1)
 	for i := range runs {
@@ -81,6 +71,23 @@ func TestModel(t *testing.T) {
 			t.Parallel()
 			modelSeed(t, seed, steps)
 		})
+	}
+}
+
+// modelSeedFromEnv returns SHALE_MODEL_SEED's seed: the default one when
+// it is unset, a new one when it is "random".
+func modelSeedFromEnv(t *testing.T) uint64 {
+	switch s := os.Getenv("SHALE_MODEL_SEED"); s {
+	case "":
+		return modelDefaultSeed
+	case "random":
+		return uint64(time.Now().UnixNano())
+	default:
+		seed, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			t.Fatalf("SHALE_MODEL_SEED=%q: want a number or \"random\": %v", s, err)
+		}
+		return seed
 	}
 }
 
@@ -738,7 +745,8 @@ func addKeyProbes(add func(want any, args ...any), k string, v *mval) {
 		add(int64(len(v.zset)), "ZCARD", k)
 	case "stream":
 		add(v.stream.rangeReply(), "XRANGE", k, "-", "+")
-		add(xinfoIs(v.stream.clone()), "XINFO", "STREAM", k)
+		add(xinfoIs(v.stream), "XINFO", "STREAM", k)
+		addGroupProbes(add, k, v.stream)
 	}
 }
 
@@ -768,6 +776,10 @@ func TestModelMatchers(t *testing.T) {
 		{"zrange equal", scoresAre{[]string{"a", "b"}, []float64{1, 2.5}, true}, []any{"a", "1", "b", "2.5"}, true},
 		{"zrange order", scoresAre{[]string{"a", "b"}, []float64{1, 2.5}, true}, []any{"b", "2.5", "a", "1"}, false},
 		{"zmscore differs", scoresAre{[]string{"a"}, []float64{1}, false}, []any{"1.5"}, false},
+		{"fields equal", fieldsAre{"name": "g", "pending": int64(2)}, []any{"name", "g", "lag", nil, "pending", int64(2)}, true},
+		{"fields value differs", fieldsAre{"name": "g", "pending": int64(2)}, []any{"name", "g", "pending", int64(1)}, false},
+		{"fields missing", fieldsAre{"name": "g", "pending": int64(2)}, []any{"name", "g"}, false},
+		{"fields odd", fieldsAre{"name": "g"}, []any{"name", "g", "pending"}, false},
 	}
 	for _, c := range cases {
 		if why := c.m.match(c.got); (why == "") != c.ok {
@@ -785,7 +797,7 @@ func TestModelMatchers(t *testing.T) {
 const modelOnRedisOps = 5000
 
 // TestModelOnRedis checks the model itself: it runs the start of the
-// default seed's sequence on redis-server, with every reply and the whole
+// default seed's sequence (or SHALE_MODEL_SEED's, SHALE_MODEL_OPS long) on redis-server, with every reply and the whole
 // keyspace checked after every step as TestModel does, save the record
 // counts. Compactions change nothing there, and the sequence has no
 // restart; a tiny TTL waits, as on Shale, until the key is gone.
@@ -798,8 +810,10 @@ func TestModelOnRedis(t *testing.T) {
 	r.pipe = r.conn.Pipeline()
 	defer r.cl.Close()
 	defer r.conn.Close()
-	gen := newOpGen(modelDefaultSeed, 0)
-	for i := range modelOnRedisOps {
+	seed := modelSeedFromEnv(t)
+	t.Logf("model on Redis: seed %d (SHALE_MODEL_SEED=%d replays it)", seed, seed)
+	gen := newOpGen(seed, 0)
+	for i := range envCount(t, "SHALE_MODEL_OPS", modelOnRedisOps) {
 		switch op := gen.next(); op.kind {
 		case opCmd, opMulti, opScript:
 			r.enqueue(i, op)

@@ -217,29 +217,9 @@ func pickStream(x int, key string, intn func(int) int, one func([]string) string
 // entries-added, recorded-first-entry-id. The radix tree's fields are
 // Redis's internals, not compared.
 func xinfoIs(s *mstream) matcher {
-	want := map[string]any{
+	return fieldsAre{
 		"length": int64(len(s.entries)), "last-generated-id": s.last.String(),
 		"max-deleted-entry-id": s.maxDelete.String(), "entries-added": s.added,
 		"recorded-first-entry-id": s.first().String(),
 	}
-	return matchFunc{fmt.Sprintf("<XINFO STREAM with %v>", want), func(got any) string {
-		g, isArr := got.([]any)
-		if !isArr {
-			return "want an array"
-		}
-		seen := 0
-		for i := 0; i+1 < len(g); i += 2 {
-			name := fmt.Sprint(g[i])
-			if w, ok := want[name]; ok {
-				seen++
-				if why := matchValue(w, g[i+1]); why != "" {
-					return name + ": " + why
-				}
-			}
-		}
-		if seen != len(want) {
-			return "fields missing"
-		}
-		return ""
-	}}
 }

@@ -568,7 +568,7 @@ func (m *model) apply(op modelOp) any {
 		y, _ := strconv.Atoi(a[2])
 		m.dbs[x], m.dbs[y] = m.dbs[y], m.dbs[x]
 		return modelOK
-	case "XGROUP", "XREADGROUP", "XACK", "XPENDING":
+	case "XGROUP", "XREADGROUP", "XACK", "XPENDING", "XCLAIM", "XAUTOCLAIM":
 		return applyGroup(db, a)
 	case "PFADD", "PFCOUNT", "PFMERGE":
 		return applyHLL(db, a)
