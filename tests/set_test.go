@@ -260,6 +260,57 @@ func TestSetPop(t *testing.T) {
 	})
 }
 
+// TestSetDrainedAtRandom drains sets as job pools do: SPOP one member at a
+// time, and SRANDMEMBER then SREM in a script. Shale rewrites such a set
+// under a new uid once its tombstones reach half its members (churn.go in
+// server/types), several times over each drain here; every member comes
+// out exactly once, and the TTL stays.
+func TestSetDrainedAtRandom(t *testing.T) {
+	t.Parallel()
+	const takeOne = "local m = redis.call('SRANDMEMBER', KEYS[1]) " +
+		"if m then redis.call('SREM', KEYS[1], m) end return m"
+	forEachBackend(t, func(t *testing.T, c *redis.Client, _ backend) {
+		for _, take := range []string{"spop", "script"} {
+			key := "pool:" + take
+			members := numbered("job:%04d", 1500)
+			doInt(t, c, setArgs(key, members)...)
+			doInt(t, c, "EXPIRE", key, 1000)
+			left := memberSet(members)
+			for i := range len(members) {
+				var got any
+				if take == "spop" {
+					got = do(t, c, "SPOP", key)
+				} else {
+					got = do(t, c, "EVAL", takeOne, 1, key)
+				}
+				m, ok := got.(string)
+				if _, there := left[m]; !ok || !there {
+					t.Fatalf("%s %d: got %v, not a member left", take, i, got)
+				}
+				delete(left, m)
+				if i%250 == 249 && len(left) > 0 {
+					if n := doInt(t, c, "SCARD", key); n != int64(len(left)) {
+						t.Fatalf("%s %d: SCARD %d, want %d", take, i, n, len(left))
+					}
+					if ttl := doInt(t, c, "TTL", key); ttl < 900 {
+						t.Fatalf("%s %d: TTL %d", take, i, ttl)
+					}
+					rest := strList(t, do(t, c, "SMEMBERS", key))
+					if len(rest) != len(left) {
+						t.Fatalf("%s %d: SMEMBERS has %d, want %d", take, i, len(rest), len(left))
+					}
+					for _, r := range rest {
+						if _, there := left[r]; !there {
+							t.Fatalf("%s %d: SMEMBERS holds %s, popped before", take, i, r)
+						}
+					}
+				}
+			}
+			run(t, c, []step{{cmd("EXISTS", key), 0}})
+		}
+	})
+}
+
 func TestSetRandMember(t *testing.T) {
 	t.Parallel()
 	forEachBackend(t, func(t *testing.T, c *redis.Client, b backend) {

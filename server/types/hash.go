@@ -43,6 +43,10 @@ func (d *DB) removeSubs(key []byte, t metadata.Type, subs [][]byte) (int64, erro
 	if removed == 0 {
 		return 0, nil
 	}
+	if t == metadata.TypeSet && uint64(removed) < ks.m.Size && d.churnedAfter(ks, uint64(removed)) {
+		return removed, d.rewriteSetWithout(ks, key, uniq, found)
+	}
+	uid := ks.m.UID
 	err = d.write(func(b *store.Batch) error {
 		for i, s := range uniq {
 			if found[i] {
@@ -53,6 +57,9 @@ func (d *DB) removeSubs(key []byte, t metadata.Type, subs [][]byte) (int64, erro
 		ks.save(b)
 		return nil
 	})
+	if err == nil && t == metadata.TypeSet {
+		d.e.churn.add(uid, uint64(removed))
+	}
 	d.checkSize(key)
 	return removed, err
 }

@@ -180,18 +180,24 @@ func (d *DB) SPop(key []byte, count int64) ([][]byte, error) {
 	if err != nil || !ks.live || count == 0 {
 		return nil, err
 	}
-	size := ks.m.Size
+	size, uid := ks.m.Size, ks.m.UID
 	if uint64(count) >= size {
 		all, err := d.setMembers(ks)
 		if err != nil {
 			return nil, err
 		}
 		err = d.write(func(b *store.Batch) error { ks.empty(b); return nil })
+		if err == nil {
+			d.e.churn.forget(uid)
+		}
 		return pickDistinct(newRand(), all, len(all)), err
 	}
 	n := uint64(count)
 	var popped, kept [][]byte
-	if seekSampling(size, n) {
+	// A set whose range holds at least half as many tombstones as members
+	// is read whole and rewritten (churn.go).
+	churned := d.churned(ks)
+	if !churned && seekSampling(size, n) {
 		var ok bool
 		if popped, ok, err = d.sampleBySeeks(newRand(), ks, n); err != nil {
 			return nil, err
@@ -206,7 +212,7 @@ func (d *DB) SPop(key []byte, count int64) ([][]byte, error) {
 			return nil, err
 		}
 		popped = pickDistinct(newRand(), all, int(n))
-		if rest := all[n:]; len(rest) < len(popped) {
+		if rest := all[n:]; len(rest) < len(popped) || churned {
 			kept = rest
 		}
 	}
@@ -223,6 +229,13 @@ func (d *DB) SPop(key []byte, count int64) ([][]byte, error) {
 		// converts back, even when it rebuilds the set from what stays.
 		return ks.storeSet(b, kept, ks.m.ExpireMs, ks.m.Enc)
 	})
+	switch {
+	case err != nil:
+	case kept == nil:
+		d.e.churn.add(uid, n)
+	default:
+		d.e.churn.forget(uid)
+	}
 	d.checkSize(key)
 	return popped, err
 }
@@ -271,6 +284,9 @@ func (d *DB) SMove(src, dst, member []byte) (bool, error) {
 		kd.save(b)
 		return nil
 	})
+	if err == nil {
+		d.e.churn.add(ks.m.UID, 1)
+	}
 	d.checkSize(src)
 	d.checkSize(dst)
 	return err == nil, err

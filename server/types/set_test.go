@@ -656,3 +656,85 @@ func TestRandCountBound(t *testing.T) {
 		}
 	}
 }
+
+// TestSPopRewritesChurnedSet drains a set with SREM, SMOVE and SPOP: the
+// pop that finds at least half as many members removed under the set's
+// uid as members left rewrites those left under a new uid (churn.go), and
+// no member is lost or popped twice.
+func TestSPopRewritesChurnedSet(t *testing.T) {
+	d, _ := newTestDB(t)
+	key := []byte("s")
+	members := setFormat("m%04d", 1000)
+	fillSet(t, d, "s", members)
+	gone := map[string]bool{}
+	for _, m := range members[:290] {
+		must[int64](t)(d.SRem(key, setBS(m)))
+		gone[m] = true
+	}
+	for _, m := range members[290:300] {
+		must[bool](t)(d.SMove(key, []byte("other"), []byte(m)))
+		gone[m] = true
+	}
+	uid := loadedSet(t, d, key).m.UID
+	var rewrites []int // the pops that rewrote the set
+	for pop := 1; len(gone) < len(members); pop++ {
+		got := must[[][]byte](t)(d.SPop(key, 1))
+		if len(got) != 1 || gone[string(got[0])] {
+			t.Fatalf("pop %d: %q (popped or removed before: %v)", pop, got, len(got) == 1 && gone[string(got[0])])
+		}
+		gone[string(got[0])] = true
+		if len(gone) == len(members) {
+			break
+		}
+		if now := loadedSet(t, d, key).m.UID; now != uid {
+			rewrites = append(rewrites, pop)
+			uid = now
+		}
+	}
+	// 300 removed and 700 left: pop k+1 finds 300+k removed and 700-k
+	// left, and rewrites once 2(300+k) >= 700-k, at k = 34, leaving 665.
+	// Pop j after a rewrite finds j-1 removed: the next rewrites come at
+	// j = 223 (442 left), 149 (293 left), and then, the count held back
+	// by minChurnRewrite, at j = 129 twice (164 and 35 left).
+	want := []int{35, 258, 407, 536, 665}
+	if !slices.Equal(rewrites, want) {
+		t.Fatalf("SPOP rewrote the set at pops %v, want %v", rewrites, want)
+	}
+}
+
+// TestSRemRewritesChurnedSet removes a set's members one SREM at a time:
+// the SREM after which at least half as many members were removed under
+// the set's uid as are left rewrites those left under a new uid.
+func TestSRemRewritesChurnedSet(t *testing.T) {
+	d, _ := newTestDB(t)
+	key := []byte("s")
+	members := setFormat("m%04d", 1000)
+	fillSet(t, d, "s", members)
+	uid := loadedSet(t, d, key).m.UID
+	var rewrites []int
+	for i, m := range members {
+		if n := must[int64](t)(d.SRem(key, setBS(m, "absent"))); n != 1 {
+			t.Fatalf("SREM %s removed %d", m, n)
+		}
+		if i == len(members)-1 {
+			break
+		}
+		ks := loadedSet(t, d, key)
+		if ks.m.UID != uid {
+			rewrites = append(rewrites, i+1)
+			uid = ks.m.UID
+			if got := setStrs(must[[][]byte](t)(d.SMembers(key))); !slices.Equal(got, members[i+1:]) || ks.m.Size != uint64(len(got)) {
+				t.Fatalf("after the rewrite at SREM %d: %d members (size %d), want %d", i+1, len(got), ks.m.Size, len(members)-i-1)
+			}
+		}
+	}
+	// SREM k finds k-1 removed and 1001-k left, and rewrites once
+	// 2k >= 1000-k, at k = 334 (666 left); then after 222 more (444
+	// left), 148 (296 left), and 128 twice, minChurnRewrite's count.
+	if want := []int{334, 556, 704, 832, 960}; !slices.Equal(rewrites, want) {
+		t.Fatalf("SREM rewrote the set at %v, want %v", rewrites, want)
+	}
+	if d.KeyCount() != 0 {
+		t.Fatalf("DBSIZE %d after removing every member", d.KeyCount())
+	}
+}
