@@ -57,7 +57,7 @@ func (d *DB) removeSubs(key []byte, t metadata.Type, subs [][]byte) (int64, erro
 		ks.save(b)
 		return nil
 	})
-	if err == nil && t == metadata.TypeSet {
+	if err == nil && t == metadata.TypeSet && ks.live {
 		d.e.churn.add(uid, uint64(removed))
 	}
 	d.checkSize(key)

@@ -266,6 +266,7 @@ func (d *DB) SMove(src, dst, member []byte) (bool, error) {
 			return false, err
 		}
 	}
+	uid := ks.m.UID
 	err = d.write(func(b *store.Batch) error {
 		b.Delete(store.CFSubkey, ks.skey(member))
 		ks.m.Size--
@@ -284,8 +285,8 @@ func (d *DB) SMove(src, dst, member []byte) (bool, error) {
 		kd.save(b)
 		return nil
 	})
-	if err == nil {
-		d.e.churn.add(ks.m.UID, 1)
+	if err == nil && ks.live {
+		d.e.churn.add(uid, 1)
 	}
 	d.checkSize(src)
 	d.checkSize(dst)
