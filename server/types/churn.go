@@ -7,18 +7,19 @@ import (
 	"github.com/shaledb/shale/server/store"
 )
 
-// A set drained at random (SPOP, SREM) leaves a tombstone in the subkey
-// CF for every member removed, until compaction drops them, and every read
-// of the set's range walks them: a full read of the members, and each seek
-// of the random sampler (sample.go). Edges (edges.go) cannot skip them,
-// because they lie everywhere. What bounds the walk is a rewrite: SPOP
-// that finds at least half as many tombstones as members under the set's
-// uid writes the members that stay under a new uid (storeSet), whose range
-// holds no tombstone, and the old uid is reclaimed like a deleted key's.
-// Its cost, one put per member kept, is at most two per member removed
-// since the last rewrite. (Rewriting only once the tombstones outnumber
-// the members, a set of 40,000 drained by SPOP from one client served
-// 1,637 pops a second at first and 793 just before its first rewrite.)
+// A set drained at random (SPOP, SREM, SMOVE) leaves a tombstone in the
+// subkey CF for every member removed, until compaction drops them, and
+// every read of the set's range walks them: a full read of the members,
+// and each seek of the random sampler (sample.go). Edges (edges.go) cannot
+// skip them, because they lie everywhere. What bounds the walk is a
+// rewrite: an SPOP or SREM that finds (or leaves) at least half as many
+// tombstones as members under the set's uid writes the members that stay
+// under a new uid (storeSet), whose range holds no tombstone, and the old
+// uid is reclaimed like a deleted key's. Its cost, one put per member
+// kept, is at most two per member removed since the last rewrite.
+// (Rewriting only once the tombstones outnumber the members, a set of
+// 40,000 drained by SPOP from one client served 1,637 pops a second at
+// first and 793 just before its first rewrite.)
 //
 // How many tombstones a uid's range holds is not in the metadata; the
 // churn table counts, in memory, the members removed under each uid since
@@ -76,11 +77,11 @@ func (t *churnTable) forget(uid uint64) {
 	delete(s.removed, uid)
 }
 
-// minChurnRewrite is the fewest removals that make SPOP rewrite a set:
+// minChurnRewrite is the fewest removals that make a set rewritten:
 // below it, the tombstones cost less than the rewrite's batch.
 const minChurnRewrite = 128
 
-// maxChurnRewrite is the most members SPOP rewrites: a bigger set is
+// maxChurnRewrite is the most members a rewrite writes: a bigger set is
 // sampled by seeks (sample.go), which its tombstones slow down far less
 // than a full read, and a rewrite would hold its lock for as long as it
 // takes to write every member.

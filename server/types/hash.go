@@ -43,7 +43,7 @@ func (d *DB) removeSubs(key []byte, t metadata.Type, subs [][]byte) (int64, erro
 	if removed == 0 {
 		return 0, nil
 	}
-	if t == metadata.TypeSet && uint64(removed) < ks.m.Size && d.churnedAfter(ks, uint64(removed)) {
+	if t == metadata.TypeSet && d.churnedAfter(ks, uint64(removed)) {
 		return removed, d.rewriteSetWithout(ks, key, uniq, found)
 	}
 	uid := ks.m.UID
