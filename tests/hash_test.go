@@ -324,6 +324,51 @@ func toMapAllowRepeats(got any) (map[string]string, error) {
 	return m, nil
 }
 
+// TestHashDrainedAtRandom takes a hash's fields at random, HRANDFIELD then
+// HDEL in a script, as a work table is drained. Shale rewrites the hash
+// under a new uid once its tombstones reach half its fields (churn.go in
+// server/types), several times here; every field comes out once, with its
+// value, and HGETALL and the TTL stay right.
+func TestHashDrainedAtRandom(t *testing.T) {
+	t.Parallel()
+	const takeOne = "local f = redis.call('HRANDFIELD', KEYS[1], 1, 'WITHVALUES') " +
+		"if f[1] then redis.call('HDEL', KEYS[1], f[1]) end return f"
+	forEachBackend(t, func(t *testing.T, c *redis.Client, _ backend) {
+		left := map[string]string{}
+		args := []any{"HSET", "work"}
+		for i := range 1500 {
+			f, v := fmt.Sprintf("task:%04d", i), fmt.Sprintf("payload-%d", i*7)
+			left[f] = v
+			args = append(args, f, v)
+		}
+		doInt(t, c, args...)
+		doInt(t, c, "EXPIRE", "work", 1000)
+		for i := range 1500 {
+			got := strList(t, do(t, c, "EVAL", takeOne, 1, "work"))
+			if len(got) != 2 || left[got[0]] != got[1] {
+				t.Fatalf("take %d: got %q, not a field left with its value", i, got)
+			}
+			delete(left, got[0])
+			if i%250 != 249 || len(left) == 0 {
+				continue
+			}
+			if ttl := doInt(t, c, "TTL", "work"); ttl < 900 {
+				t.Fatalf("take %d: TTL %d", i, ttl)
+			}
+			all := strList(t, do(t, c, "HGETALL", "work"))
+			if len(all) != 2*len(left) {
+				t.Fatalf("take %d: HGETALL has %d fields, want %d", i, len(all)/2, len(left))
+			}
+			for j := 0; j < len(all); j += 2 {
+				if v, there := left[all[j]]; !there || v != all[j+1] {
+					t.Fatalf("take %d: HGETALL holds %s = %s", i, all[j], all[j+1])
+				}
+			}
+		}
+		run(t, c, []step{{cmd("EXISTS", "work"), 0}})
+	})
+}
+
 func TestHashScan(t *testing.T) {
 	t.Parallel()
 	forEachBackend(t, func(t *testing.T, c *redis.Client, b backend) {

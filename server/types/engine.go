@@ -24,7 +24,7 @@ type Engine struct {
 	now     func() int64
 	expiry  *activeExpiry
 	cursors *cursorTable
-	churn   churnTable // members removed under each set's uid (churn.go)
+	churn   churnTable // members removed under each set's and hash's uid (churn.go)
 	// maxString is the largest a string value may grow to, in bytes.
 	maxString atomic.Int64
 	// encLimits are the encoding limits (encoding.go); nil until set, which

@@ -43,8 +43,8 @@ func (d *DB) removeSubs(key []byte, t metadata.Type, subs [][]byte) (int64, erro
 	if removed == 0 {
 		return 0, nil
 	}
-	if t == metadata.TypeSet && d.churnedAfter(ks, uint64(removed)) {
-		return removed, d.rewriteSetWithout(ks, key, uniq, found)
+	if rewritable(t) && d.churnedAfter(ks, uint64(removed)) {
+		return removed, d.rewriteWithout(ks, key, uniq, found)
 	}
 	uid := ks.m.UID
 	err = d.write(func(b *store.Batch) error {
@@ -57,7 +57,7 @@ func (d *DB) removeSubs(key []byte, t metadata.Type, subs [][]byte) (int64, erro
 		ks.save(b)
 		return nil
 	})
-	if err == nil && t == metadata.TypeSet && ks.live {
+	if err == nil && rewritable(t) && ks.live {
 		d.e.churn.add(uid, uint64(removed))
 	}
 	d.checkSize(key)

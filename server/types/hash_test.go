@@ -2,6 +2,7 @@ package types
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 )
 
@@ -58,5 +59,56 @@ func TestHRandFieldOnStore(t *testing.T) {
 	check("HRANDFIELD 30000 WITHVALUES", mr(d.HRandField(key, 30000, true)), n, true, true)
 	if got := mr(d.HRandField([]byte("nokey"), 5, true)); len(got) != 0 {
 		t.Errorf("HRANDFIELD of a missing key = %q", got)
+	}
+}
+
+// TestHDelRewritesChurnedHash is TestSRemRewritesChurnedSet's twin for a
+// hash: the HDELs rewrite it at the same counts, and the fields that stay
+// keep their values, and the hash its TTL.
+func TestHDelRewritesChurnedHash(t *testing.T) {
+	d, clock := newTestDB(t)
+	key := []byte("h")
+	fillHash(t, d, "h", 1000)
+	if ok, err := d.Expire(key, *clock+60_000, 0); err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	loaded := func() *keyState {
+		ks := &keyState{}
+		if err := d.loadHash(ks, key); err != nil {
+			t.Fatal(err)
+		}
+		return ks
+	}
+	uid := loaded().m.UID
+	var rewrites []int
+	for i := range 1000 {
+		field := fmt.Appendf(nil, "field:%09d", i)
+		if n := must[int64](t)(d.HDel(key, [][]byte{field, []byte("absent")})); n != 1 {
+			t.Fatalf("HDEL %s removed %d", field, n)
+		}
+		if i == 999 {
+			break
+		}
+		ks := loaded()
+		if ks.m.UID == uid {
+			continue
+		}
+		rewrites = append(rewrites, i+1)
+		uid = ks.m.UID
+		all := must[[][]byte](t)(d.HGetAll(key))
+		if len(all) != 2*(999-i) || ks.m.Size != uint64(999-i) || ks.m.ExpireMs != *clock+60_000 {
+			t.Fatalf("after the rewrite at HDEL %d: %d fields (size %d, expire %d), want %d", i+1, len(all)/2, ks.m.Size, ks.m.ExpireMs, 999-i)
+		}
+		for j := 0; j < len(all); j += 2 {
+			if want := fmt.Sprintf("field:%09d", i+1+j/2); string(all[j]) != want || string(all[j+1]) != "value-0123456789" {
+				t.Fatalf("after the rewrite at HDEL %d: field %q = %q, want %s", i+1, all[j], all[j+1], want)
+			}
+		}
+	}
+	if want := []int{334, 556, 704, 832, 960}; !slices.Equal(rewrites, want) {
+		t.Fatalf("HDEL rewrote the hash at %v, want %v", rewrites, want)
+	}
+	if d.KeyCount() != 0 || d.ExpiresCount() != 0 {
+		t.Fatalf("DBSIZE %d, expires %d after removing every field", d.KeyCount(), d.ExpiresCount())
 	}
 }
