@@ -141,15 +141,7 @@ func (d *DB) rewriteWithout(ks *keyState, key []byte, uniq [][]byte, found []boo
 // sub-key records (sub, value), which are distinct, with ks's expiry and
 // encoding.
 func (ks *keyState) storeSubs(b *store.Batch, records [][2][]byte) error {
-	t, expireMs, enc := ks.m.Type, ks.m.ExpireMs, ks.m.Enc
-	if err := ks.create(b, t); err != nil {
-		return err
-	}
-	ks.m.ExpireMs, ks.m.Enc = expireMs, enc
-	for _, r := range records {
-		b.Put(store.CFSubkey, ks.skey(r[0]), r[1])
-	}
-	ks.m.Size = uint64(len(records))
-	ks.save(b)
-	return nil
+	return ks.storeCollection(b, ks.m.Type, len(records), ks.m.ExpireMs, ks.m.Enc, func(i int) ([]byte, []byte) {
+		return records[i][0], records[i][1]
+	})
 }

@@ -297,15 +297,25 @@ func (d *DB) SMove(src, dst, member []byte) (bool, error) {
 // distinct, expiring at expireMs (0 = never), in encoding enc, in place of
 // what it held.
 func (ks *keyState) storeSet(b *store.Batch, members [][]byte, expireMs int64, enc metadata.Encoding) error {
-	if err := ks.create(b, metadata.TypeSet); err != nil {
+	return ks.storeCollection(b, metadata.TypeSet, len(members), expireMs, enc, func(i int) ([]byte, []byte) {
+		return members[i], nil
+	})
+}
+
+// storeCollection makes ks, in b, a new key of type t (a new uid) whose n
+// sub-key records record(i) returns, distinct, expiring at expireMs (0 =
+// never), in encoding enc, in place of what it held.
+func (ks *keyState) storeCollection(b *store.Batch, t metadata.Type, n int, expireMs int64, enc metadata.Encoding, record func(i int) (sub, val []byte)) error {
+	if err := ks.create(b, t); err != nil {
 		return err
 	}
 	ks.m.ExpireMs = expireMs
 	ks.m.Enc = enc
-	for _, m := range members {
-		b.Put(store.CFSubkey, ks.skey(m), nil)
+	for i := range n {
+		sub, val := record(i)
+		b.Put(store.CFSubkey, ks.skey(sub), val)
 	}
-	ks.m.Size = uint64(len(members))
+	ks.m.Size = uint64(n)
 	ks.save(b)
 	return nil
 }
