@@ -337,9 +337,9 @@ var keyspaceCommands = []Command{
 		doc("Rename a key", "1.0.0", "generic", "O(1)", "key newkey"),
 	cmd("renamenx", 3, Write|Fast, 1, 2, 1, cmdRenameNX).keyFlags(KeyRW|KeyAccess|KeyDelete, KeyOW|KeyInsert).
 		doc("Rename a key, only if the new key does not exist", "1.0.0", "generic", "O(1)", "key newkey"),
-	cmd("move", 3, Write|Fast, 1, 1, 1, cmdMove).keyFlags(KeyRW|KeyAccess|KeyUpdate).
+	cmd("move", 3, Write|Fast|UnnamedKeys, 1, 1, 1, cmdMove).keyFlags(KeyRW|KeyAccess|KeyUpdate).
 		doc("Move a key to another database", "1.0.0", "generic", "O(1)", "key db"),
-	cmd("copy", -3, Write|DenyOOM, 1, 2, 1, cmdCopy).keyFlags(KeyRO|KeyAccess, KeyOW|KeyUpdate).
+	cmd("copy", -3, Write|DenyOOM|UnnamedKeys, 1, 2, 1, cmdCopy).keyFlags(KeyRO|KeyAccess, KeyOW|KeyUpdate).
 		doc("Copy a key", "6.2.0", "generic", "O(N) worst case for collections, where N is the number of nested items. O(1) for string values.", "source destination [DB destination-db] [REPLACE]"),
 	cmd("keys", 2, ReadOnly, 0, 0, 0, cmdKeys).acl(ACLKeyspace|ACLDangerous).tips("request_policy:all_shards", "nondeterministic_output_order").
 		doc("Find all keys matching the given pattern", "1.0.0", "generic", "O(N) with N being the number of keys in the database, under the assumption that the key names in the database and the given pattern have limited length.", "pattern"),

@@ -50,14 +50,14 @@ func cmdSort(c *Ctx, args [][]byte) error   { return sortCommand(c, args, false)
 func cmdSortRO(c *Ctx, args [][]byte) error { return sortCommand(c, args, true) }
 
 var sortCommands = []Command{
-	cmd("sort", -2, Write|DenyOOM, 1, 1, 1, cmdSort).keysBy(sortKeys).
+	cmd("sort", -2, Write|DenyOOM|UnnamedKeys, 1, 1, 1, cmdSort).keysBy(sortKeys).
 		keySpecs(
 			keyAt(1, KeyRO|KeyAccess),
 			unknownKeys(KeyRO|KeyAccess, "For the optional BY/GET keyword. It is marked 'unknown' because the key names derive from the content of the key we sort"),
 			unknownKeys(KeyOW|KeyUpdate, "For the optional STORE keyword. It is marked 'unknown' because the keyword can appear anywhere in the argument array")).
 		acl(ACLSet|ACLSortedSet|ACLList|ACLDangerous).
 		doc("Sort the elements in a list, set or sorted set", "1.0.0", "generic", "O(N+M*log(M)) where N is the number of elements in the list or set to sort, and M the number of returned elements. When the elements are not sorted, complexity is O(N).", "key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC|DESC] [ALPHA] [STORE destination]"),
-	cmd("sort_ro", -2, ReadOnly, 1, 1, 1, cmdSortRO).keysBy(sortKeys).
+	cmd("sort_ro", -2, ReadOnly|UnnamedKeys, 1, 1, 1, cmdSortRO).keysBy(sortKeys).
 		keySpecs(
 			keyAt(1, KeyRO|KeyAccess),
 			unknownKeys(KeyRO|KeyAccess, "For the optional BY/GET keyword. It is marked 'unknown' because the key names derive from the content of the key we sort")).

@@ -1105,10 +1105,10 @@ func cmdFunctionHelp(c *Ctx, _ [][]byte) error {
 // functionCommands are FCALL, FCALL_RO and FUNCTION; FCALL's key specs
 // carry EVAL's notes, as in Redis.
 var functionCommands = []Command{
-	cmd("fcall", -3, NoScript|SkipMonitor|NoMandatoryKeys|Stale, 0, 0, 0, cmdFCall).keysBy(numKeysAt(2)).
+	cmd("fcall", -3, NoScript|SkipMonitor|NoMandatoryKeys|Stale|UnnamedKeys, 0, 0, 0, cmdFCall).keysBy(numKeysAt(2)).
 		keySpecs(numKeysSpec(2, KeyRW|KeyAccess|KeyUpdate).noted(evalKeyNotes)).
 		doc("Invoke a function", "7.0.0", "scripting", "Depends on the function that is executed.", "function numkeys [key [key ...]] [arg [arg ...]]"),
-	cmd("fcall_ro", -3, ReadOnly|NoScript|SkipMonitor|NoMandatoryKeys|Stale, 0, 0, 0, cmdFCallRO).keysBy(numKeysAt(2)).
+	cmd("fcall_ro", -3, ReadOnly|NoScript|SkipMonitor|NoMandatoryKeys|Stale|UnnamedKeys, 0, 0, 0, cmdFCallRO).keysBy(numKeysAt(2)).
 		keySpecs(numKeysSpec(2, KeyRO|KeyAccess).noted(evalROKeyNotes)).
 		doc("Invoke a read-only function", "7.0.0", "scripting", "Depends on the function that is executed.", "function numkeys [key [key ...]] [arg [arg ...]]"),
 	cmd("function", -2, 0, 0, 0, 0, nil).withSubcommands(functionSubcommands).

@@ -374,6 +374,10 @@ func infoStats(s *Server, w *infoWriter) {
 	w.int("transactions_committed", st.txnCommitted.Load())
 	w.int("transactions_watch_failed", st.txnWatchFailed.Load())
 	w.int("transactions_aborted", st.txnAborted.Load())
+	// Shale's own: how scripts and functions ran (script.go).
+	w.int("script_runs_keyed", st.scriptRunsKeyed.Load())
+	w.int("script_runs_exclusive", st.scriptRunsExclusive.Load())
+	w.int("script_reruns_exclusive", st.scriptReruns.Load())
 	// Shale's own: reads of metadata and sub-keys served from memory.
 	for _, c := range recordCaches {
 		cs := s.st.CacheStats(c.cf)

@@ -19,8 +19,8 @@ import (
 // authentication); a command refused there makes EXEC answer EXECABORT.
 // EXEC runs the queue in one store.BeginTxn group: it takes, before the
 // first command, the lock stripes of every key the commands name, or the
-// world lock's write side when one of them is not Grouped (it names no key,
-// or touches keys its row does not name: FLUSHDB, KEYS, SELECT, MOVE...).
+// world lock's write side when one of them names no key or touches keys
+// its row does not name (FLUSHDB, KEYS, SELECT, MOVE, EVAL...: namesItsKeys).
 // Every command writes into the group's one batch and reads it back
 // (a later GET sees an earlier INCR), and the batch is written once, at the
 // end: other clients see all of the transaction or none of it, and so does
@@ -286,15 +286,15 @@ func cmdExec(c *Ctx, _ [][]byte) error {
 }
 
 // beginTxn takes the locks of the client's queued transaction: the stripes
-// of every key its commands name when they are all Grouped (each touches
-// only the keys its row names, in the selected database, which none of
-// them changes), else the world lock.
+// of every key its commands name when each touches only those
+// (namesItsKeys; none of them changes the selected database), else the
+// world lock.
 func (s *Server) beginTxn(c *Client) *store.Group {
 	db := c.currentDB().Index()
 	var keys []store.LockKey
 	for i := range c.txn.queued {
 		q := &c.txn.queued[i]
-		if q.cmd.Flags&Grouped == 0 {
+		if !namesItsKeys(q.cmd) {
 			return s.st.BeginTxn(true)
 		}
 		for _, at := range keyPositions(q.cmd, q.args) {

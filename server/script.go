@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"regexp"
 	"runtime/debug"
 	"runtime/metrics"
@@ -21,23 +22,62 @@ import (
 )
 
 // EVAL, EVALSHA, their _RO forms and SCRIPT. A script runs as a
-// transaction does (multi.go): in one store.BeginTxn group holding the
-// world lock, so that no other command runs while it does, its commands
-// read its own writes, and its writes reach RocksDB as one batch, all or
-// none. Its redis.call runs a command through the dispatcher's call, with a
-// connection that captures the reply for the conversion to Lua
-// (script_lua.go).
+// transaction does (multi.go): in one store.BeginTxn group, so that its
+// commands read its own writes and its writes reach RocksDB as one batch,
+// all or none. Its redis.call runs a command through the dispatcher's
+// call, with a connection that captures the reply for the conversion to
+// Lua (script_lua.go).
+//
+// No other command may see or change a key the script uses while it runs.
+// A script first runs under its declared keys' locks, on a Lua state of a
+// pool, so that scripts on other keys run beside it and their writes join
+// (keyed). It gives up, writing nothing, when it calls a command that may
+// touch keys its table row does not name (KEYS, SELECT, FLUSHALL...),
+// when a key it did not declare is locked by another client (Redis lets
+// scripts use undeclared keys; waiting for one while holding others could
+// deadlock), or when it has run for keyedScriptBudget; it then runs again
+// holding the world lock, as every function and every script inside EXEC
+// does, and so excludes every other command as Redis's single thread
+// does. SCRIPT KILL and BUSY concern only such runs: a keyed run is never
+// older than the budget.
 
 // scriptCache holds the scripts EVAL and SCRIPT LOAD were given, compiled,
 // by the SHA1 of their body, in memory as Redis keeps them.
 type scriptCache struct {
 	mu     sync.RWMutex
 	protos map[string]*compiledScript
-	// vm runs every script, made at the first: scripts run one at a
-	// time, under the world lock (scriptGroup), so one state is enough,
-	// and, as in Redis, what a script leaves in a library's settings
-	// (cjson.encode_sparse_array) holds for the next.
-	vm *luaVM
+	// vm runs the scripts that hold the world lock, made at the first: one
+	// at a time, so one state is enough, and, as in Redis, what a script
+	// leaves in a library's settings (cjson.encode_sparse_array) holds for
+	// the next. Keyed runs take a state of idle, which vmMu guards.
+	vm   *luaVM
+	vmMu sync.Mutex
+	idle []*luaVM
+}
+
+// maxIdleVMs bounds the states kept for keyed runs: as many as scripts
+// ran at once, up to this.
+const maxIdleVMs = 64
+
+// borrowVM is a state for a keyed run.
+func (sc *scriptCache) borrowVM() *luaVM {
+	sc.vmMu.Lock()
+	defer sc.vmMu.Unlock()
+	if n := len(sc.idle); n > 0 {
+		vm := sc.idle[n-1]
+		sc.idle = sc.idle[:n-1]
+		return vm
+	}
+	return newLuaVM()
+}
+
+// returnVM gives a keyed run's state back.
+func (sc *scriptCache) returnVM(vm *luaVM) {
+	sc.vmMu.Lock()
+	defer sc.vmMu.Unlock()
+	if len(sc.idle) < maxIdleVMs {
+		sc.idle = append(sc.idle, vm)
+	}
 }
 
 // count is the number of cached scripts (INFO's number_of_cached_scripts).
@@ -87,6 +127,9 @@ type compiledScript struct {
 	// flagged: it has a shebang, so its flags are known before it runs
 	// (Redis's scripts out of "eval compatibility mode").
 	flagged bool
+	// needsWorld: a run of it called a command that needs the world lock,
+	// so later runs take it at once instead of giving up on the way.
+	needsWorld atomic.Bool
 }
 
 // scriptFlagNames are the flags a script's shebang may give
@@ -178,9 +221,15 @@ type scriptRun struct {
 	// it; killed: SCRIPT KILL or SHUTDOWN stopped it (through cancel),
 	// and shutdown: SHUTDOWN did, and nothing of it is written.
 	wrote, killed, shutdown atomic.Bool
-	// outOfMemory: guardScriptMemory stopped it.
+	// outOfMemory: guardScript stopped it.
 	outOfMemory atomic.Bool
-	cancel      context.CancelFunc
+	// keyed: it holds its keys' locks (luaCall.keyed); exclusive, once
+	// set, that it gave up and must run again under the world lock.
+	keyed     bool
+	exclusive atomic.Bool
+	// needsWorld: it gave up for a command that needs the world lock.
+	needsWorld bool
+	cancel     context.CancelFunc
 	// raised is the text of the last error the redis object raised, to
 	// tell it from a Lua error when it ends the script.
 	raised string
@@ -232,6 +281,13 @@ func (r *scriptRun) command(args [][]byte) (reply []byte, errText string) {
 	if err := shape.check(shapeName, args); err != "" {
 		run = failWith(err)
 	}
+	if r.keyed && !r.lockCommandKeys(cmd, args) {
+		r.giveUp()
+	}
+	if r.exclusive.Load() {
+		// Nothing more of this run may happen: its end throws it away.
+		return nil, "ERR " + errRunExclusive.Error()
+	}
 	out := &captureConn{Conn: r.c.Conn}
 	ctx := &Ctx{Conn: out, Srv: s, Client: cl, DB: cl.currentDB().InGroup(r.g), resp3: r.resp3}
 	if flags&Write != 0 {
@@ -242,6 +298,12 @@ func (r *scriptRun) command(args [][]byte) (reply []byte, errText string) {
 		return nil, strings.TrimSuffix(string(out.b[1:]), "\r\n")
 	}
 	return out.b, ""
+}
+
+// giveUp stops a keyed run, so that it runs again under the world lock.
+func (r *scriptRun) giveUp() {
+	r.exclusive.Store(true)
+	r.cancel()
 }
 
 // callSafely runs a command of the script. A panic in it is a bug in
@@ -358,6 +420,19 @@ func (s *Server) runScript(c *Ctx, sha string, script *compiledScript, keys, arg
 		// refuses one whose flags it knows.
 		return errReadOnlyReplica
 	}
+	readOnly = readOnly || script.noWrites
+	if g := s.keyedScriptGroup(c, script, keys); g != nil {
+		vm := s.scripts.borrowVM()
+		err := s.runLua(c, vm, g, true, scriptCall(vm, sha, script, keys, argv, readOnly, true))
+		s.scripts.returnVM(vm)
+		if !errors.Is(err, errRunExclusive) {
+			return err
+		}
+		if errors.Is(err, errNeedsWorld) {
+			script.needsWorld.Store(true)
+		}
+		s.stats.scriptReruns.Add(1)
+	}
 	g, own := s.scriptGroup(c)
 	if own {
 		defer g.Abort() // a panic leaves no lock held; a no-op after Commit
@@ -367,14 +442,72 @@ func (s *Server) runScript(c *Ctx, sha string, script *compiledScript, keys, arg
 		vm = newLuaVM()
 		s.scripts.vm = vm
 	}
+	return s.runLua(c, vm, g, own, scriptCall(vm, sha, script, keys, argv, readOnly, false))
+}
+
+// scriptCall is the luaCall of a script on vm, with KEYS and ARGV set.
+// They are left there after the run, since runLua lets the locks go when
+// it commits.
+func scriptCall(vm *luaVM, sha string, script *compiledScript, keys, argv [][]byte, readOnly, keyed bool) luaCall {
 	L := vm.L
-	// Each run sets KEYS and ARGV before it starts; they are left there
-	// after it, since runLua lets the world lock go when it commits.
 	vm.globals.RawSetString("KEYS", luaStrings(L, keys))
 	vm.globals.RawSetString("ARGV", luaStrings(L, argv))
 	fn := L.NewFunctionFromProto(script.proto)
 	fn.Env = vm.env
-	return s.runLua(c, vm, g, own, luaCall{name: sha, chunk: scriptChunk, fn: fn, readOnly: readOnly || script.noWrites})
+	return luaCall{name: sha, chunk: scriptChunk, fn: fn, readOnly: readOnly, keyed: keyed}
+}
+
+// keyedScriptBudget is how long a keyed run may take before it gives up
+// and runs again under the world lock: a script running longer is rare,
+// and only under the world lock can BUSY and SCRIPT KILL reach it.
+const keyedScriptBudget = 10 * time.Millisecond
+
+// errRunExclusive ends a keyed run that gave up: nothing of it is written
+// or sent, and the script runs again under the world lock. errNeedsWorld
+// is one that gave up for a command that needs it.
+var (
+	errRunExclusive = errors.New("the script runs again under the world lock")
+	errNeedsWorld   = fmt.Errorf("%w: it calls a command that needs it", errRunExclusive)
+)
+
+// keyedScriptGroup is the group of a keyed run of script, holding the
+// locks of keys; nil inside EXEC, whose group holds the world lock
+// already, and for a script known to need it.
+func (s *Server) keyedScriptGroup(c *Ctx, script *compiledScript, keys [][]byte) *store.Group {
+	if g := c.DB.Group(); (g != nil && g.Exclusive()) || script.needsWorld.Load() {
+		return nil
+	}
+	return s.st.BeginTxn(false, lockKeys(c.Client.currentDB().Index(), keys)...)
+}
+
+// lockKeys are keys of logical database db, as the store locks them.
+func lockKeys(db int, keys [][]byte) []store.LockKey {
+	out := make([]store.LockKey, len(keys))
+	for i, k := range keys {
+		out[i] = store.LockKey{DB: db, Key: k}
+	}
+	return out
+}
+
+// lockCommandKeys takes, in a keyed run, the locks of the keys a command
+// names, without waiting. It reports false when the run must give up:
+// the command may touch other keys (namesItsKeys), or another client
+// holds one of its keys.
+func (r *scriptRun) lockCommandKeys(cmd *Command, args [][]byte) bool {
+	if !namesItsKeys(cmd) {
+		r.needsWorld = true
+		return false
+	}
+	at := keyPositions(cmd, args)
+	if len(at) == 0 {
+		return true
+	}
+	db := r.c.Client.currentDB().Index()
+	keys := make([]store.LockKey, len(at))
+	for i, a := range at {
+		keys[i] = store.LockKey{DB: db, Key: args[a]}
+	}
+	return r.g.TryAdd(keys...)
 }
 
 // luaCall is what runLua runs: EVAL's script or FCALL's function.
@@ -384,6 +517,9 @@ type luaCall struct {
 	fn       *lua.LFunction
 	args     []lua.LValue // fn's arguments: FCALL's keys and args tables
 	readOnly bool         // write commands are refused
+	// keyed: the run holds its keys' locks, not the world lock's, and
+	// gives up when it needs others (keyedScriptGroup).
+	keyed bool
 	// function: FCALL's, which FUNCTION KILL and STATS see and SCRIPT
 	// KILL does not; command is its call, for FUNCTION STATS.
 	function bool
@@ -410,7 +546,7 @@ func (s *Server) runLua(c *Ctx, vm *luaVM, g *store.Group, own bool, lc luaCall)
 	if own {
 		defer g.Abort() // a panic leaves no lock held; a no-op after Commit
 	}
-	run := &scriptRun{s: s, c: c, g: g, readOnly: lc.readOnly}
+	run := &scriptRun{s: s, c: c, g: g, readOnly: lc.readOnly, keyed: lc.keyed}
 	if lc.function {
 		run.function, run.args = lc.name, lc.command
 	}
@@ -427,8 +563,10 @@ func (s *Server) runLua(c *Ctx, vm *luaVM, g *store.Group, own bool, lc luaCall)
 	ctx, cancel := context.WithCancel(context.Background())
 	run.cancel = cancel
 	L.SetContext(ctx)
-	stopGuard := guardScriptMemory(run)
-	s.scriptRunning.begin(run)
+	stopGuard := guardScript(run)
+	if !run.keyed {
+		s.scriptRunning.begin(run)
+	}
 	var errLine string
 	handler := L.NewFunction(func(L *lua.LState) int {
 		// Where the error came from: the innermost line of the script.
@@ -442,7 +580,9 @@ func (s *Server) runLua(c *Ctx, vm *luaVM, g *store.Group, own bool, lc luaCall)
 	})
 	err := L.PCall(len(lc.args), 1, handler)
 	stopGuard()
-	s.scriptRunning.end()
+	if !run.keyed {
+		s.scriptRunning.end()
+	}
 	L.RemoveContext()
 	cancel()
 	cl.atomicRun.active = running
@@ -456,6 +596,20 @@ func (s *Server) runLua(c *Ctx, vm *luaVM, g *store.Group, own bool, lc luaCall)
 	L.SetTop(0)
 	if run.panicked != nil {
 		panic(run.panicked) // callSafely's: nothing of the script is written
+	}
+	if run.exclusive.Load() {
+		g.Abort()
+		s.dropEvents(cl)
+		cl.atomicRun.ready = nil
+		if run.needsWorld {
+			return errNeedsWorld
+		}
+		return errRunExclusive
+	}
+	if run.keyed {
+		s.stats.scriptRunsKeyed.Add(1)
+	} else {
+		s.stats.scriptRunsExclusive.Add(1)
 	}
 	if run.shutdown.Load() {
 		// SHUTDOWN stopped it: nothing of it is written, and its
@@ -717,16 +871,16 @@ const (
 )
 
 var scriptCommands = []Command{
-	cmd("eval", -3, NoScript|SkipMonitor|NoMandatoryKeys|Stale, 0, 0, 0, cmdEval).keysBy(numKeysAt(2)).
+	cmd("eval", -3, NoScript|SkipMonitor|NoMandatoryKeys|Stale|UnnamedKeys, 0, 0, 0, cmdEval).keysBy(numKeysAt(2)).
 		keySpecs(numKeysSpec(2, KeyRW|KeyAccess|KeyUpdate).noted(evalKeyNotes)).
 		doc("Execute a Lua script server side", "2.6.0", "scripting", "Depends on the script that is executed.", "script numkeys [key [key ...]] [arg [arg ...]]"),
-	cmd("eval_ro", -3, ReadOnly|NoScript|SkipMonitor|NoMandatoryKeys|Stale, 0, 0, 0, cmdEvalRO).keysBy(numKeysAt(2)).
+	cmd("eval_ro", -3, ReadOnly|NoScript|SkipMonitor|NoMandatoryKeys|Stale|UnnamedKeys, 0, 0, 0, cmdEvalRO).keysBy(numKeysAt(2)).
 		keySpecs(numKeysSpec(2, KeyRO|KeyAccess).noted(evalROKeyNotes)).
 		doc("Execute a read-only Lua script server side", "7.0.0", "scripting", "Depends on the script that is executed.", "script numkeys [key [key ...]] [arg [arg ...]]"),
-	cmd("evalsha", -3, NoScript|SkipMonitor|NoMandatoryKeys|Stale, 0, 0, 0, cmdEvalSha).keysBy(numKeysAt(2)).
+	cmd("evalsha", -3, NoScript|SkipMonitor|NoMandatoryKeys|Stale|UnnamedKeys, 0, 0, 0, cmdEvalSha).keysBy(numKeysAt(2)).
 		keySpecs(numKeysSpec(2, KeyRW|KeyAccess|KeyUpdate)).
 		doc("Execute a Lua script server side", "2.6.0", "scripting", "Depends on the script that is executed.", "sha1 numkeys [key [key ...]] [arg [arg ...]]"),
-	cmd("evalsha_ro", -3, ReadOnly|NoScript|SkipMonitor|NoMandatoryKeys|Stale, 0, 0, 0, cmdEvalShaRO).keysBy(numKeysAt(2)).
+	cmd("evalsha_ro", -3, ReadOnly|NoScript|SkipMonitor|NoMandatoryKeys|Stale|UnnamedKeys, 0, 0, 0, cmdEvalShaRO).keysBy(numKeysAt(2)).
 		keySpecs(numKeysSpec(2, KeyRO|KeyAccess)).
 		doc("Execute a read-only Lua script server side", "7.0.0", "scripting", "Depends on the script that is executed.", "sha1 numkeys [key [key ...]] [arg [arg ...]]"),
 	cmd("script", -2, 0, 0, 0, 0, nil).withSubcommands(scriptSubcommands).
@@ -734,19 +888,24 @@ var scriptCommands = []Command{
 }
 
 // scriptMemoryLimit is how far a script may grow the server's heap: past
-// it, guardScriptMemory stops the script, written or not, and nothing of
+// it, guardScript stops the script, written or not, and nothing of
 // it is kept. Lua has no bound of its own on tables and strings, and
 // Redis's scripts are bounded only by maxmemory, which Shale does not have.
 const scriptMemoryLimit = 1 << 30
 
-// guardScriptMemory watches the heap while run runs, from 10 ms on (short
-// scripts pay one timer), and stops run past scriptMemoryLimit. The heap
-// is the whole server's: other clients' allocations count, which only
-// makes the bound stricter.
-func guardScriptMemory(run *scriptRun) (stop func()) {
+// guardScript watches run from keyedScriptBudget on (short scripts pay
+// one timer): a keyed run gives up then; any other is stopped once the
+// heap has grown past scriptMemoryLimit since it started. The heap is the
+// whole server's: other clients' allocations count, which only makes the
+// bound stricter.
+func guardScript(run *scriptRun) (stop func()) {
 	done := make(chan struct{})
 	start := heapBytes()
-	t := time.AfterFunc(10*time.Millisecond, func() {
+	t := time.AfterFunc(keyedScriptBudget, func() {
+		if run.keyed {
+			run.giveUp()
+			return
+		}
 		tick := time.NewTicker(10 * time.Millisecond)
 		defer tick.Stop()
 		for {

@@ -84,6 +84,12 @@ type serverStats struct {
 	txnWatchFailed atomic.Int64
 	txnAborted     atomic.Int64
 
+	// Scripts (script.go): EVAL runs that ended under their keys' locks,
+	// runs under the world lock, and keyed runs that ran again under it.
+	scriptRunsKeyed     atomic.Int64
+	scriptRunsExclusive atomic.Int64
+	scriptReruns        atomic.Int64
+
 	commands []*commandStats // every command and subcommand, by name
 
 	errMu  sync.RWMutex

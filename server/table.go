@@ -81,7 +81,26 @@ const (
 	// LOOKUP_NOTOUCH lookups (EXISTS, TYPE, TTL, OBJECT, MEMORY USAGE). Not
 	// a Redis flag: COMMAND INFO does not show it.
 	NoTouch
+	// UnnamedKeys: the command may touch keys that are not among those its
+	// row names: SORT's BY and GET patterns, COPY and MOVE into another
+	// database, a script's undeclared keys (EVAL, FCALL). Not a Redis
+	// flag: COMMAND INFO does not show it. A transaction or script calling
+	// it takes the world lock (namesItsKeys).
+	UnnamedKeys
 )
+
+// namesItsKeys reports whether cmd touches nothing but the keys its row
+// names in the selected database, so that a transaction or a script may
+// run it holding just their locks: a Grouped command, or one with keys and
+// without UnnamedKeys. The invariants build panics when a command in such
+// a group locks a key the group does not hold (the command fuzzer runs
+// every command from scripts).
+func namesItsKeys(cmd *Command) bool {
+	if cmd.Flags&Grouped != 0 {
+		return true
+	}
+	return (cmd.FirstKey != 0 || cmd.Keys != nil) && cmd.Flags&UnnamedKeys == 0
+}
 
 // flagOrder names the Redis flags in the order COMMAND INFO lists them
 // (Redis's docFlagNames); movablekeys, which Shale derives from a row's

@@ -195,6 +195,29 @@ func (g *Group) Wait(keys ...LockKey) {
 	wait.done(&g.s.waits.lock)
 }
 
+// TryAdd takes, for a transaction's group, the stripes of keys that it
+// lacks, without waiting. It reports false when another client holds one
+// of them, keeping what it took: the caller then aborts the group. Taking
+// a stripe out of sorted order cannot deadlock when it never waits.
+func (g *Group) TryAdd(keys ...LockKey) bool {
+	if g.exclusive {
+		return true
+	}
+	for _, k := range keys {
+		i := stripeOf(k)
+		if g.has(i) {
+			continue
+		}
+		if !g.s.locks.stripes[i].TryLock() {
+			return false
+		}
+		g.set(i)
+		g.stripes = append(g.stripes, i)
+		g.took(i)
+	}
+	return true
+}
+
 // Add runs fn on the group's batch, for one command. When fn fails or
 // panics, what it wrote is taken out again, so a failed command writes
 // nothing, as on its own, and the group's other commands can still commit.

@@ -1,0 +1,90 @@
+package server
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/shaledb/shale/server/store"
+)
+
+// TestScriptsRunUnderTheirKeysLocks: a script runs while another client
+// holds keys it does not use; one that needs a held key it did not
+// declare, or calls a command that may touch any key (and then takes the
+// world lock from its next run on), or runs past the keyed budget, gives
+// up and runs again under the world lock, which waits for the holder.
+func TestScriptsRunUnderTheirKeysLocks(t *testing.T) {
+	s, c := startAdminServer(t, nil)
+	ctx := context.Background()
+	held := s.st.BeginTxn(false, store.LockKey{DB: 0, Key: []byte("held")})
+	released := false
+	release := func() {
+		if !released {
+			held.Abort()
+			released = true
+		}
+	}
+	defer release()
+
+	eval := func(script string, keys ...string) chan any {
+		done := make(chan any, 1)
+		go func() {
+			v, err := c.Eval(ctx, script, keys).Result()
+			if err != nil {
+				done <- err
+				return
+			}
+			done <- v
+		}()
+		return done
+	}
+	waitFor := func(what string, done chan any) any {
+		t.Helper()
+		select {
+		case v := <-done:
+			return v
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: no reply", what)
+			return nil
+		}
+	}
+
+	got := waitFor("a script on a free key", eval("redis.call('SET', KEYS[1], 'v') return redis.call('GET', KEYS[1])", "free"))
+	if got != "v" {
+		t.Fatalf("a script on a free key: %v", got)
+	}
+	if n := s.stats.scriptRunsKeyed.Load(); n != 1 {
+		t.Fatalf("script_runs_keyed = %d, want 1", n)
+	}
+
+	done := eval("return redis.call('INCR', 'held')", "free")
+	deadline := time.Now().Add(10 * time.Second)
+	for s.stats.scriptReruns.Load() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the script on an undeclared held key did not give up")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	select {
+	case v := <-done:
+		t.Fatalf("the script ran while its undeclared key was held: %v", v)
+	case <-time.After(50 * time.Millisecond):
+	}
+	release()
+	if got := waitFor("the rerun", done); got != int64(1) {
+		t.Fatalf("INCR held in a script: %v", got)
+	}
+
+	// Its second run takes the world lock at once.
+	for range 2 {
+		if got := waitFor("KEYS in a script", eval("return #redis.call('KEYS', '*')")); got != int64(2) {
+			t.Fatalf("KEYS in a script: %v", got)
+		}
+	}
+	if got := waitFor("a long script", eval("local i = 0 while i < 2e6 do i = i + 1 end return i")); got != int64(2e6) {
+		t.Fatalf("a long script: %v", got)
+	}
+	if keyed, excl, reruns := s.stats.scriptRunsKeyed.Load(), s.stats.scriptRunsExclusive.Load(), s.stats.scriptReruns.Load(); keyed != 1 || excl != 4 || reruns != 3 {
+		t.Fatalf("keyed %d, exclusive %d, reruns %d; want 1, 4, 3", keyed, excl, reruns)
+	}
+}
