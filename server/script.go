@@ -129,7 +129,33 @@ type compiledScript struct {
 	flagged bool
 	// needsWorld: a run of it called a command that needs the world lock,
 	// so later runs take it at once instead of giving up on the way.
+	// worldRuns: how many of the next runs take it at once, after one gave
+	// up for a key another client held or for its time (worldRunsAfter).
 	needsWorld atomic.Bool
+	worldRuns  atomic.Int32
+}
+
+// worldRunsAfter is how many runs of a script take the world lock at once
+// after one gave up for a held key or for its time: a script on a key
+// every client uses, or one that always runs long, would otherwise give
+// up nearly every time, paying for two runs, and now pays for one in 65.
+const worldRunsAfter = 64
+
+// takesWorldAtOnce reports whether a run of the script should skip its
+// keyed run, counting it against worldRuns.
+func (cs *compiledScript) takesWorldAtOnce() bool {
+	if cs.needsWorld.Load() {
+		return true
+	}
+	for {
+		n := cs.worldRuns.Load()
+		if n <= 0 {
+			return false
+		}
+		if cs.worldRuns.CompareAndSwap(n, n-1) {
+			return true
+		}
+	}
 }
 
 // scriptFlagNames are the flags a script's shebang may give
@@ -430,6 +456,8 @@ func (s *Server) runScript(c *Ctx, sha string, script *compiledScript, keys, arg
 		}
 		if errors.Is(err, errNeedsWorld) {
 			script.needsWorld.Store(true)
+		} else {
+			script.worldRuns.Store(worldRunsAfter)
 		}
 		s.stats.scriptReruns.Add(1)
 	}
@@ -472,9 +500,9 @@ var (
 
 // keyedScriptGroup is the group of a keyed run of script, holding the
 // locks of keys; nil inside EXEC, whose group holds the world lock
-// already, and for a script known to need it.
+// already, and for a script that should take it at once.
 func (s *Server) keyedScriptGroup(c *Ctx, script *compiledScript, keys [][]byte) *store.Group {
-	if g := c.DB.Group(); (g != nil && g.Exclusive()) || script.needsWorld.Load() {
+	if g := c.DB.Group(); (g != nil && g.Exclusive()) || script.takesWorldAtOnce() {
 		return nil
 	}
 	return s.st.BeginTxn(false, lockKeys(c.Client.currentDB().Index(), keys)...)
