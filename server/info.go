@@ -277,8 +277,11 @@ func infoMemory(s *Server, w *infoWriter) {
 		w.int(c.name+"_cache_arena", cs.ArenaBytes)
 	}
 	// Redis's counts of scripts and functions; the memory their
-	// interpreters use is in go_heap_inuse, not apart as in Redis.
+	// interpreters use is in go_heap_inuse, not apart as in Redis. Shale's
+	// own: the interpreter states kept for scripts run under their keys'
+	// locks, about 210 KB each.
 	w.int("number_of_cached_scripts", int64(s.scripts.count()))
+	w.int("script_idle_states", int64(s.scripts.idleVMs()))
 	w.int("number_of_functions", s.functions.fnCount.Load())
 	w.int("maxmemory", 0)
 	w.str("maxmemory_human", "0B")

@@ -71,6 +71,14 @@ func (sc *scriptCache) borrowVM() *luaVM {
 	return newLuaVM()
 }
 
+// idleVMs is the number of states kept for keyed runs (INFO's
+// script_idle_states).
+func (sc *scriptCache) idleVMs() int {
+	sc.vmMu.Lock()
+	defer sc.vmMu.Unlock()
+	return len(sc.idle)
+}
+
 // returnVM gives a keyed run's state back.
 func (sc *scriptCache) returnVM(vm *luaVM) {
 	sc.vmMu.Lock()

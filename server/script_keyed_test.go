@@ -57,6 +57,9 @@ func TestScriptsRunUnderTheirKeysLocks(t *testing.T) {
 	if n := s.stats.scriptRunsKeyed.Load(); n != 1 {
 		t.Fatalf("script_runs_keyed = %d, want 1", n)
 	}
+	if n := s.scripts.idleVMs(); n != 1 {
+		t.Fatalf("script_idle_states = %d after one keyed run, want 1", n)
+	}
 
 	done := eval("return redis.call('INCR', 'held')", "free")
 	deadline := time.Now().Add(10 * time.Second)

@@ -54,7 +54,11 @@ type luaVM struct {
 
 // newLuaVM makes an interpreter state with Redis's libraries and sandbox.
 func newLuaVM() *luaVM {
-	L := lua.NewState(lua.Options{SkipOpenLibs: true, CallStackSize: 256, RegistrySize: 1024 * 20, RegistryMaxSize: 1024 * 1024})
+	// The Lua stack starts at 4,096 slots (64 KiB) and grows by as many:
+	// keyed script runs keep up to maxIdleVMs states, about 210 KB each
+	// (470 KB with 20,480 slots at first), and the stack grows by copying,
+	// so a step of gopher-lua's default 32 made deep stacks quadratic.
+	L := lua.NewState(lua.Options{SkipOpenLibs: true, CallStackSize: 256, RegistrySize: 4096, RegistryGrowStep: 4096, RegistryMaxSize: 1024 * 1024})
 	for _, lib := range []struct {
 		name string
 		open lua.LGFunction
