@@ -2,8 +2,11 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/shaledb/shale/server/store"
 )
@@ -94,5 +97,56 @@ func TestScriptsRunUnderTheirKeysLocks(t *testing.T) {
 	}
 	if keyed, excl, reruns := s.stats.scriptRunsKeyed.Load(), s.stats.scriptRunsExclusive.Load(), s.stats.scriptReruns.Load(); keyed != 1 || excl != 5 || reruns != 3 {
 		t.Fatalf("keyed %d, exclusive %d, reruns %d; want 1, 5, 3", keyed, excl, reruns)
+	}
+}
+
+// TestTransactionsOfRangeReadsRunUnderTheirKeysLocks: a transaction whose
+// commands each touch only the keys they name (namesItsKeys) runs while
+// another client holds other keys, range reads included; one with SORT,
+// whose patterns read keys it does not name, waits for the world lock.
+func TestTransactionsOfRangeReadsRunUnderTheirKeysLocks(t *testing.T) {
+	s, c := startAdminServer(t, nil)
+	ctx := context.Background()
+	c.RPush(ctx, "list", "a", "b")
+	c.HSet(ctx, "hash", "f", "v")
+	held := s.st.BeginTxn(false, store.LockKey{DB: 0, Key: []byte("held")})
+	released := false
+	defer func() {
+		if !released {
+			held.Abort()
+		}
+	}()
+	exec := func(queue func(p redis.Pipeliner)) chan string {
+		done := make(chan string, 1)
+		go func() {
+			cmds, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error { queue(p); return nil })
+			done <- fmt.Sprint(cmds, err)
+		}()
+		return done
+	}
+	select {
+	case got := <-exec(func(p redis.Pipeliner) {
+		p.LRange(ctx, "list", 0, -1)
+		p.HGetAll(ctx, "hash")
+		p.ZRangeByScore(ctx, "zset", &redis.ZRangeBy{Min: "-inf", Max: "+inf"})
+		p.RPush(ctx, "list", "c")
+	}):
+		const want = "[lrange list 0 -1: [a b] hgetall hash: map[f:v] zrangebyscore zset -inf +inf: [] rpush list c: 3] <nil>"
+		if got != want {
+			t.Fatalf("EXEC: %s, want %s", got, want)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a transaction of range reads waited for a key it does not name")
+	}
+	done := exec(func(p redis.Pipeliner) { p.Sort(ctx, "list", &redis.Sort{By: "w_*", Order: "ASC", Alpha: true}) })
+	select {
+	case got := <-done:
+		t.Fatalf("a transaction with SORT ran while a key was held: %s", got)
+	case <-time.After(50 * time.Millisecond):
+	}
+	held.Abort()
+	released = true
+	if got := <-done; got != "[sort list by w_* ASC alpha: [a b c]] <nil>" {
+		t.Fatalf("EXEC of SORT: %s", got)
 	}
 }
