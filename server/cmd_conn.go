@@ -179,9 +179,9 @@ func cmdHello(c *Ctx, args [][]byte) error {
 
 // connectionCommands are the connection commands' rows.
 var connectionCommands = []Command{
-	cmd("ping", -1, Fast, 0, 0, 0, cmdPing).shaped(atMost(2, shapeArity)).tips("request_policy:all_shards", "response_policy:all_succeeded").
+	cmd("ping", -1, Fast|NoKeyspace, 0, 0, 0, cmdPing).shaped(atMost(2, shapeArity)).tips("request_policy:all_shards", "response_policy:all_succeeded").
 		doc("Ping the server", "1.0.0", "connection", "O(1)", "[message]"),
-	cmd("echo", 2, Loading|Stale|Fast, 0, 0, 0, cmdEcho).
+	cmd("echo", 2, Loading|Stale|Fast|NoKeyspace, 0, 0, 0, cmdEcho).
 		doc("Echo the given string", "1.0.0", "connection", "O(1)", "message"),
 	cmd("quit", -1, NoScript|Loading|Stale|Fast|NoAuth|AllowBusy, 0, 0, 0, cmdQuit).
 		doc("Close the connection", "1.0.0", "connection", "O(1)", ""),

@@ -312,7 +312,7 @@ var serverCommands = []Command{
 		doc("Remove all keys from all databases", "1.0.0", "server", "O(N) where N is the total number of keys in all databases", "[ASYNC|SYNC]"),
 	cmd("swapdb", 3, Write|Fast, 0, 0, 0, cmdSwapDB).acl(ACLKeyspace|ACLDangerous).
 		doc("Swaps two Redis databases", "4.0.0", "server", "O(N) where N is the count of clients watching or blocking on keys from both databases.", "index1 index2"),
-	cmd("time", 1, Loading|Stale|Fast, 0, 0, 0, cmdTime).tips("nondeterministic_output").
+	cmd("time", 1, Loading|Stale|Fast|NoKeyspace, 0, 0, 0, cmdTime).tips("nondeterministic_output").
 		doc("Return the current server time", "2.6.0", "server", "O(1)", ""),
 	// COMPACT is Shale's own: flagged as BGSAVE, the other long write to disk.
 	cmd("compact", 1, Admin|NoScript|NoAsyncLoading, 0, 0, 0, cmdCompact).

@@ -87,16 +87,21 @@ const (
 	// flag: COMMAND INFO does not show it. A transaction or script calling
 	// it takes the world lock (namesItsKeys).
 	UnnamedKeys
+	// NoKeyspace: the command reads and changes no key and no database
+	// state (PING, ECHO, TIME), so a transaction or script calling it
+	// needs no lock for it (namesItsKeys). Not a Redis flag: COMMAND INFO
+	// does not show it.
+	NoKeyspace
 )
 
 // namesItsKeys reports whether cmd touches nothing but the keys its row
 // names in the selected database, so that a transaction or a script may
-// run it holding just their locks: a Grouped command, or one with keys and
-// without UnnamedKeys. The invariants build panics when a command in such
-// a group locks a key the group does not hold (the command fuzzer runs
-// every command from scripts).
+// run it holding just their locks: a Grouped or NoKeyspace command, or one
+// with keys and without UnnamedKeys. The invariants build panics when a
+// command in such a group locks a key the group does not hold (the command
+// fuzzer runs every command from scripts).
 func namesItsKeys(cmd *Command) bool {
-	if cmd.Flags&Grouped != 0 {
+	if cmd.Flags&(Grouped|NoKeyspace) != 0 {
 		return true
 	}
 	return (cmd.FirstKey != 0 || cmd.Keys != nil) && cmd.Flags&UnnamedKeys == 0
