@@ -936,7 +936,10 @@ const scriptMemoryLimit = 1 << 30
 // bound stricter.
 func guardScript(run *scriptRun) (stop func()) {
 	done := make(chan struct{})
-	start := heapBytes()
+	var start uint64
+	if !run.keyed { // a keyed run gives up before its heap is looked at
+		start = heapBytes()
+	}
 	t := time.AfterFunc(keyedScriptBudget, func() {
 		if run.keyed {
 			run.giveUp()
