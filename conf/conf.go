@@ -125,6 +125,13 @@ type Server struct {
 	// (docs/LATENCY.md). At least 0. The GOMAXPROCS environment variable,
 	// when set, takes precedence.
 	GoMaxProcs int `toml:"go_max_procs"`
+	// IOLoops is how many event loops serve the clients' connections
+	// (docs/OPERATIONS.md, "Event loops"): each waits on epoll for many
+	// connections and runs their plain commands itself, writing what they
+	// wrote once per turn. 0 serves every connection from a goroutine of
+	// its own; -1, the default, is one loop per two CPUs, at least one.
+	// At least -1.
+	IOLoops int `toml:"io_loops"`
 }
 
 // Storage is the [storage] section: where the data lives and how durable
@@ -473,6 +480,7 @@ func Default() Config {
 			PubsubOutputBufferSoftTime:  Duration{60 * time.Second},
 
 			GoGCPercent: 100,
+			IOLoops:     -1,
 		},
 		Storage: Storage{
 			Dir:                "./data",

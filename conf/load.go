@@ -63,6 +63,7 @@ func (c *Config) Validate() error {
 	v.intMin("server.maxclients", s.MaxClients, 1)
 	v.intMin("server.go_gc_percent", s.GoGCPercent, 10)
 	v.intMin("server.go_max_procs", s.GoMaxProcs, 0)
+	v.intMin("server.io_loops", s.IOLoops, -1)
 	v.nonNegativeDuration("server.timeout", s.Timeout)
 	v.nonNegativeDuration("server.tcp_keepalive", s.TCPKeepalive)
 	v.intMin("server.slowlog_max_len", s.SlowlogMaxLen, 0)

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"net"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,6 +16,7 @@ import (
 type Client struct {
 	ID         int64
 	conn       redcon.Conn
+	netConn    net.Conn // conn's socket, the same after an event loop hands conn over (loop.go)
 	addr       string
 	laddr      string
 	created    time.Time
@@ -37,6 +39,9 @@ type Client struct {
 
 	// Touched only by the connection's own goroutine.
 	closeAfterReply bool // CLIENT KILL of itself
+	// loop is the connection while an event loop serves it (loop.go);
+	// nil once a goroutine does.
+	loop *loopConn
 	// afterCommand, when set, runs once the connection's goroutine is done
 	// with the running command: MONITOR starts the goroutines that take the
 	// connection over then, and not while the dispatcher still records the

@@ -309,10 +309,7 @@ func (cl *Client) clientFlags() string {
 
 // connFD is the client's socket descriptor, or -1 when it is unknown.
 func connFD(cl *Client) int {
-	if cl.conn == nil {
-		return -1
-	}
-	nc := cl.conn.NetConn()
+	nc := cl.netConn
 	if g, ok := nc.(*guardConn); ok {
 		nc = g.Conn
 	}
@@ -426,7 +423,7 @@ func (s *Server) kill(c *Ctx, cl *Client) {
 		c.Client.closeAfterReply = true
 		return
 	}
-	if nc := cl.conn.NetConn(); nc != nil {
+	if nc := cl.netConn; nc != nil {
 		_ = nc.Close()
 	}
 	s.log.Debug().Int64("client", cl.ID).Str("addr", cl.addr).Msg("client killed")

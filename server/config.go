@@ -373,6 +373,7 @@ var configParams = slices.Concat(
 		{name: "client-output-buffer-limit", get: formatOutputLimits, set: parseOutputLimits},
 		field("server.go_gc_percent", "server.go_gc_percent", intValue, func(c *conf.Config) *int { return &c.Server.GoGCPercent }, restart),
 		field("server.go_max_procs", "server.go_max_procs", intValue, func(c *conf.Config) *int { return &c.Server.GoMaxProcs }, restart),
+		field("server.io_loops", "server.io_loops", intValue, func(c *conf.Config) *int { return &c.Server.IOLoops }, restart),
 
 		field("dir", "storage.dir", stringValue, func(c *conf.Config) *string { return &c.Storage.Dir }, restart),
 		field("storage.sync_writes", "storage.sync_writes", boolValue, func(c *conf.Config) *bool { return &c.Storage.SyncWrites }, restart),

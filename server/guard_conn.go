@@ -67,6 +67,9 @@ func (l guardListener) Accept() (net.Conn, error) {
 		}
 		return nil, err
 	}
+	if g, ok := c.(*guardConn); ok {
+		return g, nil // an event loop's, guarded already (loop.go)
+	}
 	g := newGuardConn(c, l.stats, l.limits, l.log)
 	if sc, ok := c.(syscall.Conn); ok {
 		g.raw, _ = sc.SyscallConn()
@@ -103,6 +106,10 @@ type guardConn struct {
 	batch   atomic.Int64 // reply bytes redcon buffered since its last flush, roughly (replyCounter)
 	cut     atomic.Bool  // closed for passing the output buffer limit
 	pubsub  atomic.Bool  // the client is in subscribed mode: the pubsub class's limits apply
+	// handoff is the client of a connection an event loop hands to a
+	// goroutine of its own (loop.go): accept keeps it rather than making
+	// a new one.
+	handoff *Client
 }
 
 // newGuardConn wraps c. stats, limits and log may be zero (unit tests):

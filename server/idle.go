@@ -34,7 +34,7 @@ func (s *Server) closeIdle(stop <-chan struct{}) {
 			if cl.inCmd.Load() > 0 || cl.lastActive.Load() > cutoff || cl.subscribed() {
 				continue
 			}
-			if nc := cl.conn.NetConn(); nc != nil {
+			if nc := cl.netConn; nc != nil {
 				s.log.Debug().Int64("client", cl.ID).Str("addr", cl.addr).Msg("closing idle client")
 				cl.killed.Store(true)
 				_ = nc.Close()

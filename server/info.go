@@ -176,6 +176,9 @@ func infoClients(s *Server, w *infoWriter) {
 	w.int("maxclients", int64(maxClients))
 	w.int("blocked_clients", s.blocking.blocked())
 	w.int("tracking_clients", s.tracking.clients.Load())
+	w.int("io_loops", int64(s.loops.count))
+	w.int("io_loop_clients", s.loops.clients.Load())
+	w.int("io_loop_handoffs", s.loops.handoffs.Load())
 }
 
 // memoryFigures is what INFO memory and /metrics report about memory

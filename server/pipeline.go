@@ -122,7 +122,12 @@ func (s *Server) groupDB(c *Client, conn redcon.Conn, cmd *Command, args [][]byt
 	// before its write lands when another command waits for them (see
 	// store.NewEarlyGroup), so commands on one hot key do not queue
 	// behind each other's writes.
-	p.g.Lock(keys...)
+	if c.loop == nil {
+		p.g.Lock(keys...)
+	} else if !p.g.TryLock(keys...) {
+		c.loop.loop.land() // an event loop waits with no write of its unled
+		p.g.Lock(keys...)
+	}
 	p.mark = bufferedLen(p.wr)
 	return p.viewOf(db)
 }
@@ -136,11 +141,28 @@ func (s *Server) commitGroup(c *Client, conn redcon.Conn) {
 	if !p.active() {
 		return
 	}
-	n := p.g.Commands()
+	if c.loop != nil {
+		c.loop.loop.land() // an event loop waits with no write of its unled
+	}
+	n, start := s.countGroup(p)
+	s.finishGroup(c, n, start, p.g.Commit())
+}
+
+// countGroup counts the group's commit in the statistics, and returns its
+// commands and when it began.
+func (s *Server) countGroup(p *pipelineGroup) (n int, start time.Duration) {
+	n = p.g.Commands()
 	s.stats.groupCommits.Add(1)
 	s.stats.groupedCommands.Add(int64(n))
-	start := monoNow()
-	err := p.g.Commit()
+	return n, monoNow()
+}
+
+// finishGroup does what follows a group's write, which began at start and
+// ended with err: it records the group's calls, and either replaces the
+// replies of a failed group or publishes its events and signals the keys
+// its commands made ready.
+func (s *Server) finishGroup(c *Client, n int, start time.Duration, err error) {
+	p := &c.pipe
 	s.recordGroupCalls(c, p, monoNow()-start, err)
 	s.expireFoundInGroup(p)
 	if err != nil {

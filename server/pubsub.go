@@ -391,7 +391,7 @@ func (cl *Client) deliver(k subKind, name, frame []byte) bool {
 func (cl *Client) sendFrame(frame []byte) {
 	if cl.out != nil {
 		_ = cl.out.g.sendMessage(frame)
-	} else if nc := cl.conn.NetConn(); nc != nil {
+	} else if nc := cl.netConn; nc != nil {
 		// No guardConn (a connection not accepted by guardListener, in
 		// tests): nothing to queue in, so the write may wait.
 		_, _ = nc.Write(frame)

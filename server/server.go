@@ -31,6 +31,10 @@ type Server struct {
 	table commandTable
 	rs    *redcon.Server
 	ln    net.Listener
+	// handoff passes the connections event loops hand over to redcon
+	// (loop.go); nil without loops.
+	handoff *handoffListener
+	loops   loopStats
 
 	mu         sync.Mutex // guards cfg's runtime-settable fields and clients
 	cfg        conf.Config
@@ -148,11 +152,29 @@ func Start(cfg conf.Config, log zerolog.Logger) (*Server, error) {
 				"Set server.requirepass, or bind to 127.0.0.1")
 	}
 	go s.closeIdle(s.sweepStop)
+	// redcon serves every connection from a goroutine of its own, or, with
+	// event loops, those the loops hand over (loop.go).
+	var serving sync.WaitGroup
+	served := net.Listener(ln)
+	if n := loopCount(cfg.Server.IOLoops); n > 0 {
+		s.loops.count = n
+		s.handoff = newHandoffListener(ln.Addr())
+		served = s.handoff
+		serving.Add(1)
+		if err := s.startLoops(ln, n, s.handoff, serving.Done); err != nil {
+			return nil, err
+		}
+	}
+	serving.Add(1)
 	go func() {
-		defer close(s.serveDone)
-		if err := s.rs.Serve(guardListener{Listener: ln, drained: s.drained, stats: &s.stats, limits: &s.limits, log: s.log}); err != nil && !errors.Is(err, net.ErrClosed) {
+		defer serving.Done()
+		if err := s.rs.Serve(guardListener{Listener: served, drained: s.drained, stats: &s.stats, limits: &s.limits, log: s.log}); err != nil && !errors.Is(err, net.ErrClosed) {
 			s.log.Error().Err(err).Msg("serve failed")
 		}
+	}()
+	go func() {
+		serving.Wait()
+		close(s.serveDone)
 	}()
 	s.log.Info().Str("addr", ln.Addr().String()).Str("version", Version).Dict("config", configDict(&cfg)).Msg("listening")
 	return s, nil
@@ -230,6 +252,10 @@ func (s *Server) Close() error {
 }
 
 func (s *Server) accept(conn redcon.Conn) bool {
+	if g, ok := conn.NetConn().(*guardConn); ok && g.handoff != nil {
+		s.adopt(conn, g)
+		return true
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.clients) >= s.cfg.Server.MaxClients {
@@ -246,6 +272,7 @@ func (s *Server) accept(conn redcon.Conn) bool {
 		created: time.Now(),
 		authed:  s.cfg.Server.RequirePass == "",
 	}
+	c.netConn = conn.NetConn()
 	c.setDB(db)
 	c.txn.queuedCount.Store(-1)
 	c.lastActive.Store(c.created.UnixMilli())
@@ -259,9 +286,26 @@ func (s *Server) accept(conn redcon.Conn) bool {
 	}
 	s.clients[c.ID] = c
 	c.pipe.wr = redcon.BaseWriter(conn)
+	if lc, ok := conn.(*loopConn); ok {
+		c.loop, c.pipe.wr = lc, lc.Writer
+	}
 	conn.SetContext(c)
 	s.stats.connections.Add(1)
 	return true
+}
+
+// adopt makes conn, the goroutine side's connection for a socket an event
+// loop handed over (loop.go), the connection of the loop's client.
+func (s *Server) adopt(conn redcon.Conn, g *guardConn) {
+	c := g.handoff
+	g.handoff = nil
+	s.mu.Lock()
+	c.conn = conn
+	s.mu.Unlock()
+	c.loop = nil
+	c.out = &replyCounter{Conn: conn, g: g}
+	c.pipe.wr = redcon.BaseWriter(conn)
+	conn.SetContext(c)
 }
 
 func (s *Server) closed(conn redcon.Conn, err error) {
@@ -491,6 +535,10 @@ func (s *Server) settleGroup(c *Client, conn redcon.Conn) {
 		return
 	}
 	if len(conn.PeekPipeline()) > 0 && !s.closing.Load() && (c.out == nil || !c.out.g.cut.Load()) {
+		return
+	}
+	if c.loop != nil && !s.closing.Load() {
+		c.loop.submit(s, c)
 		return
 	}
 	s.commitGroup(c, conn)

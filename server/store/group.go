@@ -285,18 +285,53 @@ func (g *Group) Commit() error {
 func (g *Group) commitEarly() error {
 	s, b := g.s, g.b
 	from, upTo := g.readFrom, g.readUpTo
+	if !g.contended() || len(g.after) > 0 || !earlyEligible(b) {
+		g.readFrom, g.readUpTo = 0, 0
+		b.readFrom, b.readUpTo = from, upTo
+		return settleReads(s, g.end(true), from, upTo)
+	}
+	wait, _ := g.queueEarly()
+	return wait()
+}
+
+// Submit is Commit for a caller that must not wait for the write: an event
+// loop, which serves other connections meanwhile. It queues the group's
+// batch with its records in the overlay and releases the group's locks
+// (as commitEarly does when contended), and returns the wait for the
+// write, which the caller must call exactly once, from any goroutine. A
+// group that cannot go through the overlay (not early, After functions, a
+// batch the overlay does not take) is written now, as Commit does, and
+// the wait returns its error; beforeWait runs first, since that write may
+// wait. The group is empty and reusable at once. done reports that the
+// wait will not block: nothing was queued.
+func (g *Group) Submit(beforeWait func()) (wait func() error, done bool) {
+	if !g.world {
+		return func() error { return nil }, true
+	}
+	if !g.early || len(g.after) > 0 || !earlyEligible(g.b) {
+		beforeWait()
+		err := g.Commit()
+		return func() error { return err }, true
+	}
+	return g.queueEarly()
+}
+
+// queueEarly queues the batch of an early group with its records in the
+// overlay, marks its stripes with the batch's ticket and releases its
+// locks; wait waits for the write and for the writes the group's commands
+// read. done reports that wait will not block.
+func (g *Group) queueEarly() (wait func() error, done bool) {
+	s, b := g.s, g.b
+	from, upTo := g.readFrom, g.readUpTo
 	g.readFrom, g.readUpTo = 0, 0
 	b.readFrom, b.readUpTo = from, upTo
-	if !g.contended() || len(g.after) > 0 || !earlyEligible(b) {
-		return g.settleReads(g.end(true), from, upTo)
-	}
 	empty, err := s.prepareWrite(b)
 	if err != nil || empty {
 		if err != nil {
 			s.forgetEdges() // its deletes will not happen
 		}
 		g.unlockAll() // releases the batch too
-		return g.settleReads(err, from, upTo)
+		return func() error { return settleReads(s, err, from, upTo) }, upTo == 0 || s.ov.landed.Load() >= upTo
 	}
 	w := s.writes.submit(s, b, true)
 	s.ov.commits.Add(1)
@@ -305,9 +340,11 @@ func (g *Group) commitEarly() error {
 	}
 	g.b = nil
 	g.unlockAll()
-	err = wrapWriteError(s.writes.await(s, w))
-	b.Release()
-	return err
+	return func() error {
+		err := wrapWriteError(s.writes.await(s, w))
+		b.Release()
+		return err
+	}, false
 }
 
 // contended reports whether another goroutine waits for a stripe the
@@ -324,12 +361,12 @@ func (g *Group) contended() bool {
 // settleReads waits for the queued writes an early group's commands may
 // have read, from..upTo, and reports ErrReadFailed when one failed, unless
 // the group's own write failed already (err).
-func (g *Group) settleReads(err error, from, upTo uint64) error {
+func settleReads(s *Store, err error, from, upTo uint64) error {
 	if upTo == 0 {
 		return err
 	}
-	g.s.ov.waitLanded(upTo)
-	if err == nil && g.s.ov.failedIn(from, upTo) {
+	s.ov.waitLanded(upTo)
+	if err == nil && s.ov.failedIn(from, upTo) {
 		return wrapWriteError(ErrReadFailed)
 	}
 	return err

@@ -1,0 +1,750 @@
+package server
+
+import (
+	"errors"
+	"io"
+	"net"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tidwall/redcon"
+	"golang.org/x/sys/unix"
+
+	"github.com/shaledb/shale/server/resp"
+)
+
+// Event loops serve the connections as Redis does (server.io_loops): each
+// loop waits on epoll for many connections, reads those that sent
+// something, runs their commands, and writes their replies, without a
+// goroutine per connection to wake for every request.
+//
+// A loop must never wait for another client, or it would hold up every
+// connection it serves. So it runs only the commands that touch nothing
+// but the keys their rows name and never block (Grouped and NoKeyspace
+// rows), and those that change the connection's own state (HELLO, AUTH,
+// SELECT, CLIENT SETNAME...), for a client in no mode that other
+// goroutines write to or that waits (MULTI, subscribed, tracking,
+// MONITOR, CLIENT REPLY, a pause, a long script). Before any other
+// command, the loop hands the connection to a goroutine of its own, as
+// redcon serves it, for good: its unread commands go with it
+// (guardConn.out) and its client stays the same (guardConn.handoff).
+//
+// Writes: a connection's pipeline group (pipeline.go) does not wait for
+// its write on the loop. It queues its batch with its records in the
+// write queue's overlay and releases its locks (store.Group.Submit); the
+// loop awaits the writes of its turn at the turn's end, leading them, so
+// that one RocksDB write carries the turn's groups, and only then sends
+// their replies. A loop must not wait for anything while a write it
+// queued is unled, since another client may wait for that write: before
+// it waits for a lock or writes on its own, it lands its writes first
+// (land).
+type eventLoop struct {
+	s      *Server
+	epfd   int
+	wakefd int
+	// turnStart is when the running turn began (monotonic ns), 0 between
+	// turns: a loop stuck in a turn gets no new connections.
+	turnStart atomic.Int64
+
+	mu      sync.Mutex
+	conns   map[int32]*loopConn // by id, the key of their epoll events
+	closed  []*loopConn         // closed by another goroutine, to drop
+	resumed []*loopConn         // handed connections to read again
+	stop    bool                // the server is closing its connections
+	exited  bool                // the loop has stopped: its descriptors are closed
+
+	// Only the loop's goroutine touches what follows.
+	pending  []submitted // groups queued this turn, awaited at its end
+	again    []*loopConn // connections with commands left once landed
+	dirty    []*loopConn // connections with replies to send
+	buf      []byte      // socket reads
+	storeUse atomic.Int64
+}
+
+// loopStats are INFO clients' figures of the event loops.
+type loopStats struct {
+	count    int          // loops serving (server.io_loops)
+	clients  atomic.Int64 // clients a loop serves now
+	handoffs atomic.Int64 // connections handed to goroutines since start
+}
+
+// submitted is a connection's group whose write the loop awaits.
+type submitted struct {
+	lc    *loopConn
+	n     int
+	start time.Duration
+	wait  func() error
+	err   error
+	done  bool
+}
+
+// loopConn is a connection an event loop serves. Its reply buffer is
+// redcon's Writer, flushed through its guardConn, which sends what the
+// kernel takes and queues the rest (output.go).
+type loopConn struct {
+	*redcon.Writer
+	id    int32
+	loop  *eventLoop
+	g     *guardConn
+	sock  *loopSocket
+	addr  string
+	ctx   any
+	canon []byte           // what the guard let through, not yet run
+	cmds  []redcon.Command // the rest of the batch running now
+	perr  resp.Error       // the guard's error, replied after the good commands
+
+	closing bool // close once its replies are sent
+	waiting bool // its group's write is in flight
+	missed  bool // epoll reported it while it waited
+	eof     bool // the client closed its side: close once its commands ran
+	isDirty bool
+	gone    bool // dropped
+	handed  bool // a goroutine serves it: the loop only reads its socket
+	paused  bool // handed, and its goroutine has not read what the loop did
+}
+
+func (lc *loopConn) RemoteAddr() string { return lc.addr }
+
+// Close closes the connection once its replies are sent. Only the loop
+// calls it (QUIT, a rejected client); others close the guardConn.
+func (lc *loopConn) Close() error                   { lc.closing = true; return nil }
+func (lc *loopConn) Context() any                   { return lc.ctx }
+func (lc *loopConn) SetContext(v any)               { lc.ctx = v }
+func (lc *loopConn) SetReadBuffer(int)              {}
+func (lc *loopConn) NetConn() net.Conn              { return lc.g }
+func (lc *loopConn) PeekPipeline() []redcon.Command { return lc.cmds }
+
+// Detach is never called: the commands that detach their connection
+// (MONITOR, SYNC) do not run on a loop.
+func (lc *loopConn) Detach() redcon.DetachedConn {
+	panic("server: Detach on an event loop's connection")
+}
+
+func (lc *loopConn) ReadPipeline() []redcon.Command {
+	cmds := lc.cmds
+	lc.cmds = nil
+	return cmds
+}
+
+// loopCount is how many loops server.io_loops asks for.
+func loopCount(n int) int {
+	if n < 0 {
+		return max(1, runtime.NumCPU()/2)
+	}
+	return n
+}
+
+// startLoops serves ln's connections from n event loops; handoff is the
+// listener the goroutine side (redcon) serves the connections the loops
+// hand over from. done is called once every loop has closed its
+// connections and stopped.
+func (s *Server) startLoops(ln net.Listener, n int, handoff *handoffListener, done func()) error {
+	loops := make([]*eventLoop, n)
+	for i := range loops {
+		epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+		if err != nil {
+			return err
+		}
+		wfd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
+		if err != nil {
+			unix.Close(epfd)
+			return err
+		}
+		if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, wfd, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: 0}); err != nil {
+			unix.Close(epfd)
+			unix.Close(wfd)
+			return err
+		}
+		loops[i] = &eventLoop{s: s, epfd: epfd, wakefd: wfd, conns: map[int32]*loopConn{}, buf: make([]byte, 64<<10)}
+	}
+	var wg sync.WaitGroup
+	for _, l := range loops {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l.run()
+		}()
+	}
+	go func() {
+		<-s.drained
+		for _, l := range loops {
+			l.mu.Lock()
+			l.stop = true
+			l.wakeLocked()
+			l.mu.Unlock()
+		}
+		wg.Wait()
+		done()
+	}()
+	go s.acceptLoops(ln, loops, handoff)
+	return nil
+}
+
+// acceptLoops hands each new connection to a loop in turn, or to a
+// goroutine of its own while that loop is stuck in a turn (a script
+// holding every key, say), so that a client can still come in and end it.
+func (s *Server) acceptLoops(ln net.Listener, loops []*eventLoop, handoff *handoffListener) {
+	var next int
+	for {
+		nc, err := ln.Accept()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			s.log.Warn().Err(err).Msg("accept failed")
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		l := loops[next%len(loops)]
+		next++
+		tc, ok := nc.(*net.TCPConn)
+		if !ok || l.stuck() {
+			handoff.give(newGuardConn(nc, &s.stats, &s.limits, s.log))
+			continue
+		}
+		setKeepAlive(tc, s.config().Server.TCPKeepalive.Duration)
+		f, err := tc.File() // a descriptor of its own, outside Go's netpoller
+		local, remote := tc.LocalAddr(), tc.RemoteAddr()
+		_ = tc.Close()
+		if err != nil {
+			s.log.Warn().Err(err).Msg("accept failed")
+			continue
+		}
+		fd, err := unix.Dup(int(f.Fd()))
+		_ = f.Close()
+		if err == nil {
+			err = unix.SetNonblock(fd, true)
+		}
+		if err != nil {
+			s.log.Warn().Err(err).Msg("accept failed")
+			continue
+		}
+		l.add(newLoopSocket(fd, local, remote))
+	}
+}
+
+// stuckTurn is how long a turn may run before new connections skip its loop.
+const stuckTurn = 100 * time.Millisecond
+
+func (l *eventLoop) stuck() bool {
+	t := l.turnStart.Load()
+	return t != 0 && time.Duration(int64(monoNow())-t) > stuckTurn
+}
+
+var loopConnIDs atomic.Uint32
+
+// nextLoopConnID is a connection's key in its loop's epoll events: never 0,
+// the wake-up's.
+func nextLoopConnID() int32 {
+	for {
+		if id := int32(loopConnIDs.Add(1) & 0x7fffffff); id != 0 {
+			return id
+		}
+	}
+}
+
+// add serves the socket from the loop, once the server accepts it as a
+// client.
+func (l *eventLoop) add(ls *loopSocket) {
+	g := newGuardConn(ls, &l.s.stats, &l.s.limits, l.s.log)
+	g.raw, _ = ls.SyscallConn()
+	lc := &loopConn{loop: l, g: g, sock: ls, addr: ls.remote.String(), id: nextLoopConnID()}
+	ls.loop, ls.lc = l, lc
+	lc.Writer = redcon.NewWriter(g)
+	if !l.s.accept(lc) {
+		_ = lc.Writer.Flush()
+		ls.release()
+		return
+	}
+	l.mu.Lock()
+	l.conns[lc.id] = lc
+	l.mu.Unlock()
+	l.s.loops.clients.Add(1)
+	if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, ls.fd, &unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP | unix.EPOLLET, Fd: lc.id}); err != nil {
+		_ = ls.Close() // the loop drops it
+	}
+}
+
+// resume has the loop read again the socket of a handed connection whose
+// goroutine has read what the loop held for it.
+func (l *eventLoop) resume(lc *loopConn) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.resumed = append(l.resumed, lc)
+	l.wakeLocked()
+}
+
+// closedElsewhere queues lc to be dropped: its socket was closed by
+// another goroutine (CLIENT KILL, the idle timeout, the output limit).
+func (l *eventLoop) closedElsewhere(lc *loopConn) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.closed = append(l.closed, lc)
+	l.wakeLocked()
+}
+
+// wake interrupts the loop's wait in epoll.
+func (l *eventLoop) wake() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.wakeLocked()
+}
+
+// wakeLocked is wake with l.mu held, which keeps the loop from closing
+// wakefd meanwhile.
+func (l *eventLoop) wakeLocked() {
+	if !l.exited {
+		one := [8]byte{1}
+		_, _ = unix.Write(l.wakefd, one[:])
+	}
+}
+
+func (l *eventLoop) run() {
+	defer func() {
+		l.mu.Lock()
+		l.exited = true
+		unix.Close(l.epfd)
+		unix.Close(l.wakefd)
+		l.mu.Unlock()
+	}()
+	events := make([]unix.EpollEvent, 256)
+	var again, closed, resumed []*loopConn
+	var drain [8]byte
+	msec := -1
+	for {
+		if len(l.again) > 0 {
+			msec = 0
+		}
+		n, err := unix.EpollWait(l.epfd, events, msec)
+		if n < 0 && err != unix.EINTR {
+			l.s.log.Error().Err(err).Msg("epoll_wait failed")
+			return
+		}
+		if n <= 0 && len(l.again) == 0 {
+			// Nothing ready: let other goroutines run, then sleep in
+			// epoll until something is.
+			msec = -1
+			runtime.Gosched()
+			continue
+		}
+		msec = 0
+		l.turnStart.Store(int64(monoNow()))
+		l.s.gate.enter(&l.storeUse)
+		for i := range max(n, 0) {
+			id := events[i].Fd
+			if id == 0 {
+				_, _ = unix.Read(l.wakefd, drain[:])
+				continue
+			}
+			l.mu.Lock()
+			lc := l.conns[id]
+			l.mu.Unlock()
+			switch {
+			case lc == nil:
+			case lc.handed:
+				l.readHanded(lc)
+			default:
+				l.serve(lc, true)
+			}
+		}
+		again, l.again = l.again, again[:0]
+		for _, lc := range again {
+			l.serve(lc, false)
+		}
+		clear(again)
+		l.land()
+		l.finish()
+		l.s.gate.leave(&l.storeUse)
+		l.mu.Lock()
+		closed, l.closed = l.closed, closed[:0]
+		resumed, l.resumed = l.resumed, resumed[:0]
+		stop := l.stop
+		l.mu.Unlock()
+		for _, lc := range closed {
+			l.drop(lc)
+		}
+		clear(closed)
+		for _, lc := range resumed {
+			lc.paused = false
+			l.readHanded(lc)
+		}
+		clear(resumed)
+		l.flush()
+		l.turnStart.Store(0)
+		if stop {
+			l.closeAll()
+			return
+		}
+	}
+}
+
+// serve reads what lc sent (when read is set, or epoll reported it while
+// it waited) and runs its commands, until one of its groups waits for its
+// write.
+func (l *eventLoop) serve(lc *loopConn, read bool) {
+	if lc.gone {
+		return
+	}
+	if lc.waiting {
+		lc.missed = true // epoll is edge-triggered: read it once landed
+		return
+	}
+	if lc.missed {
+		lc.missed, read = false, true
+	}
+	l.markDirty(lc)
+	if read && !lc.closing && !lc.eof && lc.perr == "" {
+		l.read(lc)
+	}
+	for !lc.waiting && !lc.closing && !lc.gone {
+		n := wholeCommands(lc.canon)
+		if n == 0 {
+			break
+		}
+		// A batch of its own for each read: the commands' arguments may
+		// outlive their run (events, the slow log), as with redcon.
+		batch := append([]byte(nil), lc.canon[:n]...)
+		lc.canon = append(lc.canon[:0], lc.canon[n:]...)
+		cmds := splitCommands(batch, lc.cmds[:0])
+		for i, cmd := range cmds {
+			c, _ := lc.ctx.(*Client)
+			if c == nil {
+				return
+			}
+			if !l.s.runsOnLoop(c, cmd.Args) {
+				l.handOff(lc, c, cmds[i:])
+				return
+			}
+			lc.cmds = cmds[i+1:]
+			l.s.handle(lc, cmd)
+			if lc.closing || lc.gone {
+				break
+			}
+		}
+		lc.cmds = cmds[:0]
+	}
+	if lc.eof && !lc.waiting {
+		lc.closing = true
+	}
+	if lc.perr != "" && !lc.waiting && !lc.gone && wholeCommands(lc.canon) == 0 {
+		// The commands before the protocol error have run: now its reply,
+		// and the connection closes, as guardConn.Read does.
+		if lc.perr == resp.ErrQueryBuffer {
+			l.s.log.Warn().Str("addr", lc.addr).Int64("limit", lc.g.guard.Current().QueryBuffer).
+				Msg("client closed: it reached the query buffer limit")
+		} else {
+			lc.WriteError(string(lc.perr))
+		}
+		lc.closing = true
+	}
+}
+
+// read reads what the socket holds and passes it through the guard.
+func (l *eventLoop) read(lc *loopConn) {
+	for {
+		n, err := unix.Read(lc.sock.fd, l.buf)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err == unix.EAGAIN:
+			return
+		case err != nil || n == 0:
+			lc.eof = true // the client went away: what it sent still runs
+			return
+		}
+		l.s.stats.netIn.Add(int64(n))
+		lc.canon, lc.perr = lc.g.guard.Feed(l.buf[:n], lc.canon)
+		if lc.perr != "" || n < len(l.buf) {
+			return
+		}
+	}
+}
+
+// readHanded reads the socket of a connection handed to a goroutine, for
+// its Read, until the socket is drained or what it holds is enough.
+func (l *eventLoop) readHanded(lc *loopConn) {
+	for !lc.paused && !lc.gone {
+		n, err := unix.Read(lc.sock.fd, l.buf)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err == unix.EAGAIN:
+			return
+		case err != nil || n == 0:
+			lc.sock.received(nil, io.EOF)
+			lc.paused = true // nothing more to read
+			return
+		}
+		lc.paused = !lc.sock.received(l.buf[:n], nil)
+	}
+}
+
+// wholeCommands is the length of the complete commands at the start of
+// canon, the guard's canonical multibulk form (*N, then N bulks).
+func wholeCommands(canon []byte) int {
+	done, i := 0, 0
+	for i < len(canon) {
+		n, next, ok := canonLine(canon, i, '*')
+		if !ok {
+			return done
+		}
+		i = next
+		for range n {
+			size, next, ok := canonLine(canon, i, '$')
+			if !ok || next+size+2 > len(canon) {
+				return done
+			}
+			i = next + size + 2
+		}
+		done = i
+	}
+	return done
+}
+
+// splitCommands appends to cmds the commands of batch, whole commands in
+// the guard's canonical form; their Raw and Args are slices of batch.
+func splitCommands(batch []byte, cmds []redcon.Command) []redcon.Command {
+	for i := 0; i < len(batch); {
+		start := i
+		n, next, _ := canonLine(batch, i, '*')
+		i = next
+		args := make([][]byte, n)
+		for j := range args {
+			size, next, _ := canonLine(batch, i, '$')
+			args[j] = batch[next : next+size : next+size]
+			i = next + size + 2
+		}
+		cmds = append(cmds, redcon.Command{Raw: batch[start:i:i], Args: args})
+	}
+	return cmds
+}
+
+// canonLine reads the "<kind><number>\r\n" line at canon[i:].
+func canonLine(canon []byte, i int, kind byte) (n, next int, ok bool) {
+	if i >= len(canon) || canon[i] != kind {
+		return 0, 0, false
+	}
+	for j := i + 1; j < len(canon); j++ {
+		c := canon[j]
+		if c == '\r' {
+			if j+1 >= len(canon) {
+				return 0, 0, false
+			}
+			return n, j + 2, true
+		}
+		n = n*10 + int(c-'0')
+	}
+	return 0, 0, false
+}
+
+// runsOnLoop reports whether the loop may run args for c (see eventLoop).
+func (s *Server) runsOnLoop(c *Client, args [][]byte) bool {
+	if c.txn.active || c.subscribed() || c.trk.used.Load() || c.isMonitor() ||
+		replyMode(c.replyMode.Load()) != replyOn || s.pause.active.Load() ||
+		s.scriptRunning.started.Load() != 0 {
+		return false
+	}
+	cmd := s.table.lookup(args[0])
+	if cmd == nil {
+		return true // its error reply
+	}
+	if cmd.Flags&Blocking != 0 {
+		return false
+	}
+	if cmd.Flags&(Grouped|NoKeyspace) != 0 {
+		return true
+	}
+	switch cmd.Name {
+	case "hello", "auth", "select":
+		return true
+	case "client":
+		if len(args) < 2 {
+			return true // its arity error
+		}
+		switch string(lowerASCII(args[1])) {
+		case "setname", "getname", "id", "setinfo", "info":
+			return true
+		}
+	}
+	return false
+}
+
+func lowerASCII(b []byte) []byte {
+	out := make([]byte, len(b))
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		out[i] = c
+	}
+	return out
+}
+
+// submit queues the connection's open group for the turn's end.
+func (lc *loopConn) submit(s *Server, c *Client) {
+	p := &c.pipe
+	n, start := s.countGroup(p)
+	wait, done := p.g.Submit(lc.loop.land)
+	if done {
+		s.finishGroup(c, n, start, wait())
+		return
+	}
+	lc.waiting = true
+	lc.loop.pending = append(lc.loop.pending, submitted{lc: lc, n: n, start: start, wait: wait})
+}
+
+// land awaits the writes the loop queued, leading them. Their groups are
+// finished at the turn's end (finish): signalling the keys they made
+// ready may take locks, which the group of the command running now may
+// hold.
+func (l *eventLoop) land() {
+	for i := range l.pending {
+		if g := &l.pending[i]; !g.done {
+			g.err, g.done = g.wait(), true
+		}
+	}
+}
+
+// finish finishes the landed groups, whose replies may now be sent.
+func (l *eventLoop) finish() {
+	for i := range l.pending {
+		g := &l.pending[i]
+		if c, _ := g.lc.ctx.(*Client); c != nil {
+			l.s.finishGroup(c, g.n, g.start, g.err)
+		}
+		g.lc.waiting = false
+		l.markDirty(g.lc)
+		if g.lc.missed || g.lc.eof || wholeCommands(g.lc.canon) > 0 {
+			l.again = append(l.again, g.lc)
+		}
+	}
+	clear(l.pending)
+	l.pending = l.pending[:0]
+}
+
+func (l *eventLoop) markDirty(lc *loopConn) {
+	if !lc.isDirty {
+		lc.isDirty = true
+		l.dirty = append(l.dirty, lc)
+	}
+}
+
+// flush sends the replies of the turn and closes what was to close.
+func (l *eventLoop) flush() {
+	for _, lc := range l.dirty {
+		lc.isDirty = false
+		if lc.gone || lc.waiting {
+			continue // its replies wait for its write
+		}
+		if err := lc.Writer.Flush(); err != nil {
+			lc.closing = true
+		}
+		if lc.closing {
+			l.drop(lc)
+		}
+	}
+	clear(l.dirty)
+	l.dirty = l.dirty[:0]
+}
+
+// drop forgets lc: its client ends and its socket closes, once the
+// replies it owes have gone. A handed connection's goroutine ends its
+// client; the loop only stops reading its socket.
+func (l *eventLoop) drop(lc *loopConn) {
+	if lc.gone {
+		return
+	}
+	if lc.waiting {
+		lc.closing = true // after its write lands
+		return
+	}
+	lc.gone = true
+	_ = unix.EpollCtl(l.epfd, unix.EPOLL_CTL_DEL, lc.sock.fd, nil)
+	l.mu.Lock()
+	delete(l.conns, lc.id)
+	l.mu.Unlock()
+	if lc.handed {
+		lc.sock.received(nil, io.EOF)
+	} else {
+		l.s.loops.clients.Add(-1)
+		_ = lc.Writer.Flush()
+		l.s.closed(lc, nil)
+		_ = lc.g.Close()
+	}
+	lc.sock.release()
+}
+
+// handOff gives lc to a goroutine of its own before cmds, which it has
+// not run: its group is written and its replies sent first, and the
+// goroutine reads cmds, then the rest of what the client sent, which the
+// loop goes on reading from the socket for it.
+func (l *eventLoop) handOff(lc *loopConn, c *Client, cmds []redcon.Command) {
+	l.s.commitGroup(c, lc)
+	var rest []byte
+	for _, cmd := range cmds {
+		rest = append(rest, cmd.Raw...)
+	}
+	rest = append(rest, lc.canon...)
+	lc.canon, lc.cmds = nil, nil
+	_ = lc.Writer.Flush()
+	lc.handed = true
+	l.s.loops.clients.Add(-1)
+	l.s.loops.handoffs.Add(1)
+	g := lc.g
+	g.out, g.pending = rest, lc.perr
+	g.handoff = c
+	c.loop = nil
+	l.s.handoff.give(g)
+}
+
+// closeAll ends every connection of the loop, at shutdown.
+func (l *eventLoop) closeAll() {
+	l.mu.Lock()
+	conns := make([]*loopConn, 0, len(l.conns))
+	for _, lc := range l.conns {
+		conns = append(conns, lc)
+	}
+	l.mu.Unlock()
+	for _, lc := range conns {
+		l.drop(lc)
+	}
+}
+
+// handoffListener is what redcon serves on when event loops accept the
+// connections: the connections the loops hand over.
+type handoffListener struct {
+	addr   net.Addr
+	conns  chan net.Conn
+	closed chan struct{}
+	once   sync.Once
+}
+
+func newHandoffListener(addr net.Addr) *handoffListener {
+	return &handoffListener{addr: addr, conns: make(chan net.Conn), closed: make(chan struct{})}
+}
+
+func (h *handoffListener) give(c net.Conn) {
+	select {
+	case h.conns <- c:
+	case <-h.closed:
+		_ = c.Close()
+	}
+}
+
+func (h *handoffListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-h.conns:
+		return c, nil
+	case <-h.closed:
+		return nil, net.ErrClosed
+	}
+}
+
+func (h *handoffListener) Close() error {
+	h.once.Do(func() { close(h.closed) })
+	return nil
+}
+
+func (h *handoffListener) Addr() net.Addr { return h.addr }

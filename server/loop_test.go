@@ -1,0 +1,229 @@
+package server
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/shaledb/shale/conf"
+)
+
+func withLoops(n int) func(*conf.Config) {
+	return func(c *conf.Config) { c.Server.IOLoops = n }
+}
+
+// infoField reads one field of INFO clients.
+func infoField(t *testing.T, c *redis.Client, field string) string {
+	t.Helper()
+	info, err := c.Info(context.Background(), "clients").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(info, "\r\n") {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			return v
+		}
+	}
+	t.Fatalf("INFO clients has no %s:\n%s", field, info)
+	return ""
+}
+
+// loopClient is a raw connection and a reader of its replies.
+type loopClient struct {
+	net.Conn
+	r *bufio.Reader
+}
+
+func dialLoop(t *testing.T, s *Server) *loopClient {
+	t.Helper()
+	nc, err := net.Dial("tcp", s.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { nc.Close() })
+	return &loopClient{nc, bufio.NewReader(nc)}
+}
+
+// replies reads n replies as their raw lines (a bulk's length line and
+// its data; an array's elements follow it as replies of their own).
+func (lc *loopClient) replies(t *testing.T, n int) []string {
+	t.Helper()
+	_ = lc.SetReadDeadline(time.Now().Add(5 * time.Second))
+	var out []string
+	for len(out) < n {
+		line, err := lc.r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("after %q: %v", out, err)
+		}
+		line = strings.TrimSuffix(line, "\r\n")
+		if strings.HasPrefix(line, "$") && line != "$-1" {
+			data, err := lc.r.ReadString('\n')
+			if err != nil {
+				t.Fatal(err)
+			}
+			line += " " + strings.TrimSuffix(data, "\r\n")
+		}
+		if strings.HasPrefix(line, "*") {
+			continue // the elements are counted instead
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// A connection stays on its event loop while it sends plain commands, and
+// is handed to a goroutine, with the commands it pipelined behind, at the
+// first command a loop does not run (MULTI here); its replies keep their
+// order and the client its state.
+func TestEventLoopServesThenHandsOff(t *testing.T) {
+	s, admin := startAdminServer(t, withLoops(1))
+	lc := dialLoop(t, s)
+	io.WriteString(lc, multibulk("SELECT", "2")+multibulk("SET", "a", "1")+multibulk("GET", "a"))
+	if got := lc.replies(t, 3); fmt.Sprint(got) != "[+OK +OK $1 1]" {
+		t.Fatalf("got %q", got)
+	}
+	// The admin client's INFO is no loop command: it is handed over first.
+	if got := infoField(t, admin, "io_loops"); got != "1" {
+		t.Errorf("io_loops %s", got)
+	}
+	if got := infoField(t, admin, "io_loop_clients"); got != "1" {
+		t.Errorf("io_loop_clients %s before MULTI; want the raw client's 1", got)
+	}
+	io.WriteString(lc, multibulk("INCR", "n")+multibulk("MULTI")+multibulk("SET", "b", "2")+
+		multibulk("INCR", "n")+multibulk("EXEC")+multibulk("GET", "b")+multibulk("GET", "n"))
+	want := "[:1 +OK +QUEUED +QUEUED +OK :2 $1 2 $1 2]"
+	if got := lc.replies(t, 8); fmt.Sprint(got) != want {
+		t.Fatalf("got %q, want %s", got, want)
+	}
+	if got := infoField(t, admin, "io_loop_clients"); got != "0" {
+		t.Errorf("io_loop_clients %s after MULTI", got)
+	}
+	if got := infoField(t, admin, "io_loop_handoffs"); got != "2" {
+		t.Errorf("io_loop_handoffs %s; want 2 (admin, raw)", got)
+	}
+	// The database SELECT chose on the loop holds on the goroutine.
+	if v, err := admin.Do(context.Background(), "SELECT", "2").Result(); err != nil || v != "OK" {
+		t.Fatal(v, err)
+	}
+	if v := admin.Get(context.Background(), "n").Val(); v != "2" {
+		t.Errorf("n in db 2 = %q", v)
+	}
+}
+
+// A command split over many reads runs once whole; a protocol error is
+// replied after the good commands before it, and the connection closes.
+func TestEventLoopSplitCommandsAndProtocolError(t *testing.T) {
+	s, _ := startAdminServer(t, withLoops(1))
+	lc := dialLoop(t, s)
+	cmd := multibulk("SET", "split", strings.Repeat("v", 100000)) + multibulk("STRLEN", "split")
+	for i := 0; i < len(cmd); i += 7001 {
+		io.WriteString(lc, cmd[i:min(i+7001, len(cmd))])
+		time.Sleep(time.Millisecond)
+	}
+	if got := lc.replies(t, 2); fmt.Sprint(got) != "[+OK :100000]" {
+		t.Fatalf("got %q", got)
+	}
+	io.WriteString(lc, multibulk("GET", "split")[:0]+multibulk("PING")+"*1\r\n$-5\r\n")
+	got := lc.replies(t, 2)
+	if got[0] != "+PONG" || !strings.HasPrefix(got[1], "-ERR Protocol error") {
+		t.Fatalf("got %q", got)
+	}
+	if _, err := lc.r.ReadByte(); err != io.EOF {
+		t.Errorf("connection still open: %v", err)
+	}
+}
+
+// A loop's connection closed by another client (CLIENT KILL) or by its own
+// QUIT ends, and its client with it.
+func TestEventLoopCloses(t *testing.T) {
+	s, admin := startAdminServer(t, withLoops(1))
+	ctx := context.Background()
+	victim := dialLoop(t, s)
+	io.WriteString(victim, multibulk("CLIENT", "ID"))
+	id := strings.TrimPrefix(victim.replies(t, 1)[0], ":")
+	if n, err := admin.Do(ctx, "CLIENT", "KILL", "ID", id).Int(); err != nil || n != 1 {
+		t.Fatalf("CLIENT KILL: %d, %v", n, err)
+	}
+	_ = victim.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := victim.r.ReadByte(); err != io.EOF {
+		t.Errorf("killed connection: %v; want EOF", err)
+	}
+	quitter := dialLoop(t, s)
+	io.WriteString(quitter, multibulk("SET", "q", "1")+multibulk("QUIT"))
+	if got := quitter.replies(t, 2); fmt.Sprint(got) != "[+OK +OK]" {
+		t.Errorf("got %q", got)
+	}
+	if _, err := quitter.r.ReadByte(); err != io.EOF {
+		t.Errorf("after QUIT: %v; want EOF", err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for infoField(t, admin, "connected_clients") != "1" || infoField(t, admin, "io_loop_clients") != "0" {
+		if time.Now().After(deadline) {
+			t.Fatalf("clients left: %s connected, %s on loops", infoField(t, admin, "connected_clients"), infoField(t, admin, "io_loop_clients"))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Pipelined writes to one key from many loop connections at once: every
+// increment lands once, and every reply counts up.
+func TestEventLoopHotKeyPipelines(t *testing.T) {
+	for _, loops := range []int{1, 2} {
+		t.Run(fmt.Sprint(loops, " loops"), func(t *testing.T) {
+			s, admin := startAdminServer(t, withLoops(loops))
+			const clients, rounds, depth = 8, 20, 16
+			var wg sync.WaitGroup
+			for range clients {
+				lc := dialLoop(t, s)
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					var pipe strings.Builder
+					for range depth {
+						pipe.WriteString(multibulk("HINCRBY", "h", "f", "1") + multibulk("INCR", "k"))
+					}
+					for range rounds {
+						io.WriteString(lc, pipe.String())
+						for _, r := range lc.replies(t, 2*depth) {
+							if !strings.HasPrefix(r, ":") {
+								t.Errorf("reply %q", r)
+							}
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			want := fmt.Sprint(clients * rounds * depth)
+			if v := admin.HGet(context.Background(), "h", "f").Val(); v != want {
+				t.Errorf("h.f = %s, want %s", v, want)
+			}
+			if v := admin.Get(context.Background(), "k").Val(); v != want {
+				t.Errorf("k = %s, want %s", v, want)
+			}
+		})
+	}
+}
+
+// With server.io_loops 0, a goroutine serves every connection.
+func TestEventLoopsOff(t *testing.T) {
+	s, admin := startAdminServer(t, withLoops(0))
+	lc := dialLoop(t, s)
+	io.WriteString(lc, multibulk("SET", "a", "1")+multibulk("GET", "a"))
+	if got := lc.replies(t, 2); fmt.Sprint(got) != "[+OK $1 1]" {
+		t.Fatalf("got %q", got)
+	}
+	if got := infoField(t, admin, "io_loops"); got != "0" {
+		t.Errorf("io_loops %s", got)
+	}
+	if got := infoField(t, admin, "io_loop_handoffs"); got != "0" {
+		t.Errorf("io_loop_handoffs %s", got)
+	}
+}
