@@ -201,7 +201,7 @@ func (s *Server) acceptLoops(ln net.Listener, loops []*eventLoop, handoff *hando
 		next++
 		tc, ok := nc.(*net.TCPConn)
 		if !ok || l.stuck() {
-			handoff.give(newGuardConn(nc, &s.stats, &s.limits, s.log))
+			handoff.give(nc) // guardListener guards it
 			continue
 		}
 		setKeepAlive(tc, s.config().Server.TCPKeepalive.Duration)
