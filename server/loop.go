@@ -2,9 +2,10 @@ package server
 
 import (
 	"errors"
-	"io"
+	"fmt"
 	"net"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -48,18 +49,19 @@ type eventLoop struct {
 	// turns: a loop stuck in a turn gets no new connections.
 	turnStart atomic.Int64
 
-	mu      sync.Mutex
-	conns   map[int32]*loopConn // by id, the key of their epoll events
-	closed  []*loopConn         // closed by another goroutine, to drop
-	resumed []*loopConn         // handed connections to read again
-	stop    bool                // the server is closing its connections
-	exited  bool                // the loop has stopped: its descriptors are closed
+	mu     sync.Mutex
+	conns  map[int32]*loopConn // by id, the key of their epoll events
+	closed []*loopConn         // closed by another goroutine, to drop
+	stop   bool                // the server is closing its connections
+	exited bool                // the loop has stopped: its descriptors are closed
 
 	// Only the loop's goroutine touches what follows.
-	pending  []submitted // groups queued this turn, awaited at its end
-	again    []*loopConn // connections with commands left once landed
-	dirty    []*loopConn // connections with replies to send
-	buf      []byte      // socket reads
+	pending []submitted // groups queued this turn, awaited at its end
+	again   []*loopConn // connections with commands left once landed
+	dirty   []*loopConn // connections with replies to send
+	buf     []byte      // socket reads
+	// storeUse holds the store for the whole turn (storeGate), the writes
+	// queued in it included: a full sync's swap waits for the turn's end.
 	storeUse atomic.Int64
 }
 
@@ -100,9 +102,7 @@ type loopConn struct {
 	missed  bool // epoll reported it while it waited
 	eof     bool // the client closed its side: close once its commands ran
 	isDirty bool
-	gone    bool // dropped
-	handed  bool // a goroutine serves it: the loop only reads its socket
-	paused  bool // handed, and its goroutine has not read what the loop did
+	gone    bool // dropped, or handed to a goroutine
 }
 
 func (lc *loopConn) RemoteAddr() string { return lc.addr }
@@ -267,15 +267,6 @@ func (l *eventLoop) add(ls *loopSocket) {
 	}
 }
 
-// resume has the loop read again the socket of a handed connection whose
-// goroutine has read what the loop held for it.
-func (l *eventLoop) resume(lc *loopConn) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.resumed = append(l.resumed, lc)
-	l.wakeLocked()
-}
-
 // closedElsewhere queues lc to be dropped: its socket was closed by
 // another goroutine (CLIENT KILL, the idle timeout, the output limit).
 func (l *eventLoop) closedElsewhere(lc *loopConn) {
@@ -310,7 +301,7 @@ func (l *eventLoop) run() {
 		l.mu.Unlock()
 	}()
 	events := make([]unix.EpollEvent, 256)
-	var again, closed, resumed []*loopConn
+	var again, closed []*loopConn
 	var drain [8]byte
 	msec := -1
 	for {
@@ -341,11 +332,7 @@ func (l *eventLoop) run() {
 			l.mu.Lock()
 			lc := l.conns[id]
 			l.mu.Unlock()
-			switch {
-			case lc == nil:
-			case lc.handed:
-				l.readHanded(lc)
-			default:
+			if lc != nil {
 				l.serve(lc, true)
 			}
 		}
@@ -359,18 +346,12 @@ func (l *eventLoop) run() {
 		l.s.gate.leave(&l.storeUse)
 		l.mu.Lock()
 		closed, l.closed = l.closed, closed[:0]
-		resumed, l.resumed = l.resumed, resumed[:0]
 		stop := l.stop
 		l.mu.Unlock()
 		for _, lc := range closed {
 			l.drop(lc)
 		}
 		clear(closed)
-		for _, lc := range resumed {
-			lc.paused = false
-			l.readHanded(lc)
-		}
-		clear(resumed)
 		l.flush()
 		l.turnStart.Store(0)
 		if stop {
@@ -387,6 +368,14 @@ func (l *eventLoop) serve(lc *loopConn, read bool) {
 	if lc.gone {
 		return
 	}
+	// A command's panic costs its connection only (dispatchSafely); one
+	// in the loop's own work must not cost the server either.
+	defer func() {
+		if r := recover(); r != nil {
+			l.s.log.Error().Str("panic", fmt.Sprint(r)).Str("stack", string(debug.Stack())).Msg("event loop: panic while serving a connection; closing it")
+			lc.closing = true
+		}
+	}()
 	if lc.waiting {
 		lc.missed = true // epoll is edge-triggered: read it once landed
 		return
@@ -462,25 +451,6 @@ func (l *eventLoop) read(lc *loopConn) {
 	}
 }
 
-// readHanded reads the socket of a connection handed to a goroutine, for
-// its Read, until the socket is drained or what it holds is enough.
-func (l *eventLoop) readHanded(lc *loopConn) {
-	for !lc.paused && !lc.gone {
-		n, err := unix.Read(lc.sock.fd, l.buf)
-		switch {
-		case err == unix.EINTR:
-			continue
-		case err == unix.EAGAIN:
-			return
-		case err != nil || n == 0:
-			lc.sock.received(nil, io.EOF)
-			lc.paused = true // nothing more to read
-			return
-		}
-		lc.paused = !lc.sock.received(l.buf[:n], nil)
-	}
-}
-
 // wholeCommands is the length of the complete commands at the start of
 // canon, the guard's canonical multibulk form (*N, then N bulks).
 func wholeCommands(canon []byte) int {
@@ -533,6 +503,9 @@ func canonLine(canon []byte, i int, kind byte) (n, next int, ok bool) {
 				return 0, 0, false
 			}
 			return n, j + 2, true
+		}
+		if c < '0' || c > '9' || n > 1<<40 {
+			return 0, 0, false // not the guard's form: never whole
 		}
 		n = n*10 + int(c-'0')
 	}
@@ -650,8 +623,7 @@ func (l *eventLoop) flush() {
 }
 
 // drop forgets lc: its client ends and its socket closes, once the
-// replies it owes have gone. A handed connection's goroutine ends its
-// client; the loop only stops reading its socket.
+// replies it owes have gone.
 func (l *eventLoop) drop(lc *loopConn) {
 	if lc.gone {
 		return
@@ -660,26 +632,27 @@ func (l *eventLoop) drop(lc *loopConn) {
 		lc.closing = true // after its write lands
 		return
 	}
+	l.forget(lc)
+	l.s.loops.clients.Add(-1)
+	_ = lc.Writer.Flush()
+	l.s.closed(lc, nil)
+	_ = lc.g.Close()
+	lc.sock.release()
+}
+
+// forget takes lc out of the loop.
+func (l *eventLoop) forget(lc *loopConn) {
 	lc.gone = true
 	_ = unix.EpollCtl(l.epfd, unix.EPOLL_CTL_DEL, lc.sock.fd, nil)
 	l.mu.Lock()
 	delete(l.conns, lc.id)
 	l.mu.Unlock()
-	if lc.handed {
-		lc.sock.received(nil, io.EOF)
-	} else {
-		l.s.loops.clients.Add(-1)
-		_ = lc.Writer.Flush()
-		l.s.closed(lc, nil)
-		_ = lc.g.Close()
-	}
-	lc.sock.release()
 }
 
 // handOff gives lc to a goroutine of its own before cmds, which it has
-// not run: its group is written and its replies sent first, and the
-// goroutine reads cmds, then the rest of what the client sent, which the
-// loop goes on reading from the socket for it.
+// not run: its group is written and its replies sent first, its socket
+// goes back to Go's netpoller, and the goroutine reads cmds, then the rest
+// of what the client sent.
 func (l *eventLoop) handOff(lc *loopConn, c *Client, cmds []redcon.Command) {
 	l.s.commitGroup(c, lc)
 	var rest []byte
@@ -689,9 +662,17 @@ func (l *eventLoop) handOff(lc *loopConn, c *Client, cmds []redcon.Command) {
 	rest = append(rest, lc.canon...)
 	lc.canon, lc.cmds = nil, nil
 	_ = lc.Writer.Flush()
-	lc.handed = true
+	l.forget(lc)
 	l.s.loops.clients.Add(-1)
+	if err := lc.sock.toNetpoller(); err != nil {
+		l.s.log.Warn().Err(err).Str("addr", lc.addr).Msg("event loop: cannot hand the connection over; closing it")
+		l.s.closed(lc, nil)
+		_ = lc.g.Close()
+		lc.sock.release()
+		return
+	}
 	l.s.loops.handoffs.Add(1)
+	lc.sock.release()
 	g := lc.g
 	g.out, g.pending = rest, lc.perr
 	g.handoff = c

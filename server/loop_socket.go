@@ -1,10 +1,10 @@
 package server
 
 import (
-	"io"
 	"net"
 	"os"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -18,44 +18,60 @@ import (
 // loop nor a writer uses it, so that no goroutine ever touches a number
 // the kernel has given to another socket since.
 //
-// Others write through it: guardConn's replies and messages (through
-// SyscallConn, without waiting) and its drain goroutine (Write, which
-// waits for the socket in poll). Close shuts the socket down and tells
-// the loop. Once the loop has handed the connection to a goroutine of its
-// own, the loop still reads the socket and Read hands the goroutine what
-// it read.
+// Others write through it: guardConn's replies (through SyscallConn,
+// without waiting) and its drain goroutine (Write, which waits for the
+// socket in poll). Close shuts the socket down and tells the loop. When
+// the loop hands the connection to a goroutine, the socket goes back to
+// Go's netpoller (toNetpoller) and every method uses that connection from
+// then on.
 type loopSocket struct {
 	fd            int
 	loop          *eventLoop
 	lc            *loopConn
 	local, remote net.Addr
+	// handed is the netpoller's connection once the loop handed the
+	// socket over; nil before.
+	handed atomic.Pointer[net.Conn]
 
 	mu       sync.Mutex
-	closed   bool // Close was called: reads and writes fail
+	closed   bool // Close was called: writes fail
 	released bool // the loop is done with fd: the last user closes it
 	users    int  // writers using fd now
-	// For a connection handed to a goroutine: what the loop read and
-	// Read has not returned, the read side's end, and a channel closed
-	// (and replaced) when either changes or a deadline moves.
-	in              []byte
-	inErr           error
-	changed         chan struct{}
-	readDL, writeDL time.Time
-	paused          bool // the loop stopped reading: in is full
+	writeDL  time.Time
 }
-
-// maxHeldInput bounds what the loop reads ahead for a connection handed
-// to a goroutine; the guard's own limits apply as the goroutine reads.
-const maxHeldInput = 1 << 20
 
 func newLoopSocket(fd int, local, remote net.Addr) *loopSocket {
-	return &loopSocket{fd: fd, local: local, remote: remote, changed: make(chan struct{})}
+	return &loopSocket{fd: fd, local: local, remote: remote}
 }
 
-// signal wakes a Read waiting for a change. ls.mu is held.
-func (ls *loopSocket) signal() {
-	close(ls.changed)
-	ls.changed = make(chan struct{})
+// goConn is the netpoller's connection of a handed socket, or nil.
+func (ls *loopSocket) goConn() net.Conn {
+	if p := ls.handed.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// toNetpoller hands the socket to Go's netpoller, for a goroutine to
+// serve. The loop releases its descriptor after.
+func (ls *loopSocket) toNetpoller() error {
+	fd, ok := ls.hold()
+	if !ok {
+		return net.ErrClosed
+	}
+	defer ls.unhold()
+	dup, err := unix.Dup(fd)
+	if err != nil {
+		return err
+	}
+	f := os.NewFile(uintptr(dup), "")
+	nc, err := net.FileConn(f) // a descriptor of its own, in the netpoller
+	f.Close()
+	if err != nil {
+		return err
+	}
+	ls.handed.Store(&nc)
+	return nil
 }
 
 // hold returns fd for a writer, unless the socket is closed.
@@ -83,7 +99,6 @@ func (ls *loopSocket) unhold() {
 func (ls *loopSocket) release() {
 	ls.mu.Lock()
 	ls.released = true
-	ls.signal()
 	closeNow := ls.users == 0
 	ls.mu.Unlock()
 	if closeNow {
@@ -91,68 +106,20 @@ func (ls *loopSocket) release() {
 	}
 }
 
-// Read returns what the loop read for a connection handed to a
-// goroutine, waiting for it.
+// Read is for a handed socket only: the loop reads its sockets itself.
 func (ls *loopSocket) Read(p []byte) (int, error) {
-	for {
-		ls.mu.Lock()
-		if len(ls.in) > 0 {
-			n := copy(p, ls.in)
-			ls.in = ls.in[n:]
-			resume := ls.paused && len(ls.in) < maxHeldInput/2
-			if resume {
-				ls.paused = false
-			}
-			ls.mu.Unlock()
-			if resume {
-				ls.loop.resume(ls.lc)
-			}
-			return n, nil
-		}
-		if ls.inErr != nil || ls.closed {
-			err := ls.inErr
-			ls.mu.Unlock()
-			if err == nil {
-				err = net.ErrClosed
-			}
-			return 0, err
-		}
-		dl, ch := ls.readDL, ls.changed
-		ls.mu.Unlock()
-		if !dl.IsZero() {
-			wait := time.Until(dl)
-			if wait <= 0 {
-				return 0, os.ErrDeadlineExceeded
-			}
-			t := time.NewTimer(wait)
-			select {
-			case <-ch:
-			case <-t.C:
-			}
-			t.Stop()
-			continue
-		}
-		<-ch
+	if gc := ls.goConn(); gc != nil {
+		return gc.Read(p)
 	}
-}
-
-// received is the loop's: it read b for a goroutine, or the read side
-// ended (err). It reports whether the loop may read more now.
-func (ls *loopSocket) received(b []byte, err error) bool {
-	ls.mu.Lock()
-	defer ls.mu.Unlock()
-	ls.in = append(ls.in, b...)
-	if err != nil && ls.inErr == nil {
-		ls.inErr = err
-	}
-	ls.signal()
-	ls.paused = len(ls.in) >= maxHeldInput
-	return !ls.paused
+	return 0, net.ErrClosed
 }
 
 // Write writes all of p, waiting for the socket as long as the write
 // deadline allows.
 func (ls *loopSocket) Write(p []byte) (int, error) {
+	if gc := ls.goConn(); gc != nil {
+		return gc.Write(p)
+	}
 	fd, ok := ls.hold()
 	if !ok {
 		return 0, net.ErrClosed
@@ -192,6 +159,9 @@ func (ls *loopSocket) Write(p []byte) (int, error) {
 
 // Close shuts the socket down and has the loop drop the connection.
 func (ls *loopSocket) Close() error {
+	if gc := ls.goConn(); gc != nil {
+		return gc.Close()
+	}
 	if ls.shutdown(unix.SHUT_RDWR, true) {
 		ls.loop.closedElsewhere(ls.lc)
 	}
@@ -200,6 +170,12 @@ func (ls *loopSocket) Close() error {
 
 // CloseRead stops the reading: the loop sees the end of the input.
 func (ls *loopSocket) CloseRead() error {
+	if gc := ls.goConn(); gc != nil {
+		if tc, ok := gc.(interface{ CloseRead() error }); ok {
+			return tc.CloseRead()
+		}
+		return nil
+	}
 	ls.shutdown(unix.SHUT_RD, false)
 	return nil
 }
@@ -219,7 +195,6 @@ func (ls *loopSocket) shutdown(how int, closing bool) bool {
 	ls.mu.Lock()
 	first := !ls.closed
 	ls.closed = true
-	ls.signal()
 	ls.mu.Unlock()
 	return first
 }
@@ -232,15 +207,18 @@ func (ls *loopSocket) SetDeadline(t time.Time) error {
 	return ls.SetWriteDeadline(t)
 }
 
+// SetReadDeadline applies to a handed socket: the loop never waits to read.
 func (ls *loopSocket) SetReadDeadline(t time.Time) error {
-	ls.mu.Lock()
-	ls.readDL = t
-	ls.signal()
-	ls.mu.Unlock()
+	if gc := ls.goConn(); gc != nil {
+		return gc.SetReadDeadline(t)
+	}
 	return nil
 }
 
 func (ls *loopSocket) SetWriteDeadline(t time.Time) error {
+	if gc := ls.goConn(); gc != nil {
+		return gc.SetWriteDeadline(t)
+	}
 	ls.mu.Lock()
 	ls.writeDL = t
 	ls.mu.Unlock()
@@ -253,7 +231,20 @@ func (ls *loopSocket) SyscallConn() (syscall.RawConn, error) { return loopRaw{ls
 
 type loopRaw struct{ ls *loopSocket }
 
+// goRaw is the netpoller's raw connection of a handed socket, or nil.
+func (r loopRaw) goRaw() syscall.RawConn {
+	if sc, ok := r.ls.goConn().(syscall.Conn); ok {
+		if raw, err := sc.SyscallConn(); err == nil {
+			return raw
+		}
+	}
+	return nil
+}
+
 func (r loopRaw) Control(f func(fd uintptr)) error {
+	if raw := r.goRaw(); raw != nil {
+		return raw.Control(f)
+	}
 	fd, ok := r.ls.hold()
 	if !ok {
 		return net.ErrClosed
@@ -265,6 +256,9 @@ func (r loopRaw) Control(f func(fd uintptr)) error {
 
 // Write calls f until it is done, waiting for the socket in between.
 func (r loopRaw) Write(f func(fd uintptr) bool) error {
+	if raw := r.goRaw(); raw != nil {
+		return raw.Write(f)
+	}
 	fd, ok := r.ls.hold()
 	if !ok {
 		return net.ErrClosed
@@ -277,5 +271,9 @@ func (r loopRaw) Write(f func(fd uintptr) bool) error {
 	return nil
 }
 
-// Read is not used: the loop reads the socket itself.
-func (r loopRaw) Read(f func(fd uintptr) bool) error { return io.ErrNoProgress }
+func (r loopRaw) Read(f func(fd uintptr) bool) error {
+	if raw := r.goRaw(); raw != nil {
+		return raw.Read(f)
+	}
+	return net.ErrClosed // the loop reads its sockets itself
+}

@@ -125,7 +125,7 @@ func (s *Server) groupDB(c *Client, conn redcon.Conn, cmd *Command, args [][]byt
 	if c.loop == nil {
 		p.g.Lock(keys...)
 	} else if !p.g.TryLock(keys...) {
-		c.loop.loop.land() // an event loop waits with no write of its unled
+		c.loop.loop.land() // a loop lands its queued writes before it may wait
 		p.g.Lock(keys...)
 	}
 	p.mark = bufferedLen(p.wr)
@@ -142,7 +142,7 @@ func (s *Server) commitGroup(c *Client, conn redcon.Conn) {
 		return
 	}
 	if c.loop != nil {
-		c.loop.loop.land() // an event loop waits with no write of its unled
+		c.loop.loop.land() // a loop lands its queued writes before it may wait
 	}
 	n, start := s.countGroup(p)
 	s.finishGroup(c, n, start, p.g.Commit())

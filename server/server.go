@@ -162,7 +162,10 @@ func Start(cfg conf.Config, log zerolog.Logger) (*Server, error) {
 		served = s.handoff
 		serving.Add(1)
 		if err := s.startLoops(ln, n, s.handoff, serving.Done); err != nil {
-			return nil, err
+			close(s.statsStop)
+			ln.Close()
+			st.Close()
+			return nil, fmt.Errorf("server: event loops: %w", err)
 		}
 	}
 	serving.Add(1)
