@@ -205,18 +205,16 @@ func (s *Server) acceptLoops(ln net.Listener, loops []*eventLoop, handoff *hando
 			continue
 		}
 		setKeepAlive(tc, s.config().Server.TCPKeepalive.Duration)
-		f, err := tc.File() // a descriptor of its own, outside Go's netpoller
+		// A descriptor of its own, outside Go's netpoller, which Close
+		// takes the accepted one out of; non-blocking, as Go set it.
+		fd, err := -1, error(nil)
+		if raw, rerr := tc.SyscallConn(); rerr != nil {
+			err = rerr
+		} else if cerr := raw.Control(func(f uintptr) { fd, err = unix.Dup(int(f)) }); cerr != nil {
+			err = cerr
+		}
 		local, remote := tc.LocalAddr(), tc.RemoteAddr()
 		_ = tc.Close()
-		if err != nil {
-			s.log.Warn().Err(err).Msg("accept failed")
-			continue
-		}
-		fd, err := unix.Dup(int(f.Fd()))
-		_ = f.Close()
-		if err == nil {
-			err = unix.SetNonblock(fd, true)
-		}
 		if err != nil {
 			s.log.Warn().Err(err).Msg("accept failed")
 			continue
