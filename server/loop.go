@@ -534,23 +534,12 @@ func (s *Server) runsOnLoop(c *Client, args [][]byte) bool {
 		if len(args) < 2 {
 			return true // its arity error
 		}
-		switch string(lowerASCII(args[1])) {
+		switch lower(args[1]) {
 		case "setname", "getname", "id", "setinfo", "info":
 			return true
 		}
 	}
 	return false
-}
-
-func lowerASCII(b []byte) []byte {
-	out := make([]byte, len(b))
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		out[i] = c
-	}
-	return out
 }
 
 // submit queues the connection's open group for the turn's end.

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"net"
 	"os"
 	"sync"
@@ -30,8 +31,8 @@ type loopSocket struct {
 	lc            *loopConn
 	local, remote net.Addr
 	// handed is the netpoller's connection once the loop handed the
-	// socket over; nil before.
-	handed atomic.Pointer[net.Conn]
+	// socket over, with its raw connection; nil before.
+	handed atomic.Pointer[handedConn]
 
 	mu       sync.Mutex
 	closed   bool // Close was called: writes fail
@@ -40,14 +41,19 @@ type loopSocket struct {
 	writeDL  time.Time
 }
 
+type handedConn struct {
+	net.Conn
+	raw syscall.RawConn
+}
+
 func newLoopSocket(fd int, local, remote net.Addr) *loopSocket {
 	return &loopSocket{fd: fd, local: local, remote: remote}
 }
 
 // goConn is the netpoller's connection of a handed socket, or nil.
 func (ls *loopSocket) goConn() net.Conn {
-	if p := ls.handed.Load(); p != nil {
-		return *p
+	if h := ls.handed.Load(); h != nil {
+		return h.Conn
 	}
 	return nil
 }
@@ -70,7 +76,17 @@ func (ls *loopSocket) toNetpoller() error {
 	if err != nil {
 		return err
 	}
-	ls.handed.Store(&nc)
+	sc, ok := nc.(syscall.Conn)
+	if !ok {
+		nc.Close()
+		return errors.New("server: a handed socket has no descriptor")
+	}
+	raw, err := sc.SyscallConn()
+	if err != nil {
+		nc.Close()
+		return err
+	}
+	ls.handed.Store(&handedConn{nc, raw})
 	return nil
 }
 
@@ -231,12 +247,11 @@ func (ls *loopSocket) SyscallConn() (syscall.RawConn, error) { return loopRaw{ls
 
 type loopRaw struct{ ls *loopSocket }
 
-// goRaw is the netpoller's raw connection of a handed socket, or nil.
+// goRaw is the netpoller's raw connection of a handed socket, or nil:
+// taken once, at the hand-over, not on every write.
 func (r loopRaw) goRaw() syscall.RawConn {
-	if sc, ok := r.ls.goConn().(syscall.Conn); ok {
-		if raw, err := sc.SyscallConn(); err == nil {
-			return raw
-		}
+	if h := r.ls.handed.Load(); h != nil {
+		return h.raw
 	}
 	return nil
 }
