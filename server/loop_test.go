@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/rs/zerolog"
 
 	"github.com/shaledb/shale/conf"
 )
@@ -170,6 +171,33 @@ func TestEventLoopCloses(t *testing.T) {
 			t.Fatalf("clients left: %s connected, %s on loops", infoField(t, admin, "connected_clients"), infoField(t, admin, "io_loop_clients"))
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A server with loops closed the moment it started, before redcon has
+// begun serving the loops' hand-over listener, still shuts down.
+func TestEventLoopServerClosedAtOnce(t *testing.T) {
+	for i := 0; i < 20; i++ {
+		cfg := conf.Default()
+		cfg.Server.Bind = "127.0.0.1"
+		cfg.Server.Port = 0
+		cfg.Server.IOLoops = 1
+		cfg.Storage.Dir = t.TempDir()
+		cfg.RocksDB.BlockCacheBytes = 8 * conf.MiB
+		s, err := Start(cfg, zerolog.Nop())
+		if err != nil {
+			t.Fatal(err)
+		}
+		closed := make(chan error, 1)
+		go func() { closed <- s.Close() }()
+		select {
+		case err := <-closed:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("round %d: Close still waiting after 20 s", i)
+		}
 	}
 }
 

@@ -216,8 +216,13 @@ const shutdownGrace = 10 * time.Second
 func (s *Server) Close() error {
 	var err error
 	s.closeOnce.Do(func() {
+		// redcon closes the listener it serves, but only once Serve has
+		// begun; close both ourselves for a server closed straight away.
 		s.rs.Close()
-		s.ln.Close() // also when redcon has not started serving yet
+		s.ln.Close()
+		if s.handoff != nil {
+			s.handoff.Close()
+		}
 		s.closing.Store(true)
 		s.log.Info().Msg("shutdown: stopped accepting connections")
 		s.blocking.close()
