@@ -24,13 +24,15 @@ import (
 // A loop must never wait for another client, or it would hold up every
 // connection it serves. So it runs only the commands that touch nothing
 // but the keys their rows name and never block (Grouped and NoKeyspace
-// rows), and those that change the connection's own state (HELLO, AUTH,
-// SELECT, CLIENT SETNAME...), for a client in no mode that other
-// goroutines write to or that waits (MULTI, subscribed, tracking,
-// MONITOR, CLIENT REPLY, a pause, a long script). Before any other
-// command, the loop hands the connection to a goroutine of its own, as
-// redcon serves it, for good: its unread commands go with it
-// (guardConn.out) and its client stays the same (guardConn.handoff).
+// rows, of at most loopMaxArgs arguments), and those that change the
+// connection's own state (HELLO, AUTH, SELECT, CLIENT SETNAME...), for a
+// client in no mode that other goroutines write to or that waits (MULTI,
+// subscribed, tracking, MONITOR, CLIENT REPLY, a pause, a long script).
+// Before any other command, the loop hands the connection to a goroutine
+// of its own, as redcon serves it, for good: its unread commands go with
+// it (guardConn.out) and its client stays the same (guardConn.handoff).
+// Nor may one connection's pipeline hold the others: after connTurnShare
+// of its commands, the rest wait for the loop's next turn.
 //
 // Writes: a connection's pipeline group (pipeline.go) does not wait for
 // its write on the loop. It queues its batch with its records in the
@@ -102,6 +104,7 @@ type loopConn struct {
 	missed  bool // epoll reported it while it waited
 	eof     bool // the client closed its side: close once its commands ran
 	isDirty bool
+	again   bool // in the loop's again list
 	gone    bool // dropped, or handed to a goroutine
 }
 
@@ -336,6 +339,7 @@ func (l *eventLoop) run() {
 		}
 		again, l.again = l.again, again[:0]
 		for _, lc := range again {
+			lc.again = false
 			l.serve(lc, false)
 		}
 		clear(again)
@@ -385,7 +389,9 @@ func (l *eventLoop) serve(lc *loopConn, read bool) {
 	if read && !lc.closing && !lc.eof && lc.perr == "" {
 		l.read(lc)
 	}
-	for !lc.waiting && !lc.closing && !lc.gone {
+	start := monoNow()
+	yielded := false
+	for !lc.waiting && !lc.closing && !lc.gone && !yielded {
 		n := wholeCommands(lc.canon)
 		if n == 0 {
 			break
@@ -409,10 +415,26 @@ func (l *eventLoop) serve(lc *loopConn, read bool) {
 			if lc.closing || lc.gone {
 				break
 			}
+			if i+1 < len(cmds) && monoNow()-start > connTurnShare {
+				// Its share of the turn is spent: its batch ends here, as
+				// if the rest had not come yet, and the rest waits for
+				// the next turn.
+				lc.cmds = nil
+				l.s.settleGroup(c, lc)
+				lc.canon = unrun(cmds[i+1:], lc.canon)
+				yielded = true
+				break
+			}
 		}
 		lc.cmds = cmds[:0]
+		if !yielded && monoNow()-start > connTurnShare && wholeCommands(lc.canon) > 0 {
+			yielded = true
+		}
 	}
-	if lc.eof && !lc.waiting {
+	if yielded && !lc.closing && !lc.gone && !lc.waiting {
+		l.serveAgain(lc)
+	}
+	if lc.eof && !lc.waiting && wholeCommands(lc.canon) == 0 {
 		lc.closing = true
 	}
 	if lc.perr != "" && !lc.waiting && !lc.gone && wholeCommands(lc.canon) == 0 {
@@ -426,6 +448,25 @@ func (l *eventLoop) serve(lc *loopConn, read bool) {
 		}
 		lc.closing = true
 	}
+}
+
+// connTurnShare is how long one connection's commands may run in a turn
+// before the loop serves the others and sends the turn's replies: a client
+// pipelining thousands of commands would otherwise hold every other
+// connection of its loop for the whole pipeline. A variable for the tests.
+var connTurnShare = time.Millisecond
+
+// unrun puts the raw commands cmds back in front of canon, for a later turn.
+func unrun(cmds []redcon.Command, canon []byte) []byte {
+	var size int
+	for _, cmd := range cmds {
+		size += len(cmd.Raw)
+	}
+	out := make([]byte, 0, size+len(canon))
+	for _, cmd := range cmds {
+		out = append(out, cmd.Raw...)
+	}
+	return append(out, canon...)
 }
 
 // read reads what the socket holds and passes it through the guard.
@@ -510,6 +551,12 @@ func canonLine(canon []byte, i int, kind byte) (n, next int, ok bool) {
 	return 0, 0, false
 }
 
+// loopMaxArgs is the most arguments a command run on a loop has. A bigger
+// one (HSET of 1000 fields, MSET of 1000 keys) may take milliseconds of
+// reads and a big write, and hold up every connection of the loop: its
+// connection goes to a goroutine, as a bulk loader's should.
+const loopMaxArgs = 128
+
 // runsOnLoop reports whether the loop may run args for c (see eventLoop).
 func (s *Server) runsOnLoop(c *Client, args [][]byte) bool {
 	if c.txn.active || c.subscribed() || c.trk.used.Load() || c.isMonitor() ||
@@ -521,7 +568,7 @@ func (s *Server) runsOnLoop(c *Client, args [][]byte) bool {
 	if cmd == nil {
 		return true // its error reply
 	}
-	if cmd.Flags&Blocking != 0 {
+	if cmd.Flags&Blocking != 0 || len(args) > loopMaxArgs {
 		return false
 	}
 	if cmd.Flags&(Grouped|NoKeyspace) != 0 {
@@ -577,11 +624,19 @@ func (l *eventLoop) finish() {
 		g.lc.waiting = false
 		l.markDirty(g.lc)
 		if g.lc.missed || g.lc.eof || wholeCommands(g.lc.canon) > 0 {
-			l.again = append(l.again, g.lc)
+			l.serveAgain(g.lc)
 		}
 	}
 	clear(l.pending)
 	l.pending = l.pending[:0]
+}
+
+// serveAgain has the next turn serve lc, without waiting for its socket.
+func (l *eventLoop) serveAgain(lc *loopConn) {
+	if !lc.again {
+		lc.again = true
+		l.again = append(l.again, lc)
+	}
 }
 
 func (l *eventLoop) markDirty(lc *loopConn) {
@@ -642,11 +697,7 @@ func (l *eventLoop) forget(lc *loopConn) {
 // of what the client sent.
 func (l *eventLoop) handOff(lc *loopConn, c *Client, cmds []redcon.Command) {
 	l.s.commitGroup(c, lc)
-	var rest []byte
-	for _, cmd := range cmds {
-		rest = append(rest, cmd.Raw...)
-	}
-	rest = append(rest, lc.canon...)
+	rest := unrun(cmds, lc.canon)
 	lc.canon, lc.cmds = nil, nil
 	_ = lc.Writer.Flush()
 	l.forget(lc)

@@ -201,6 +201,85 @@ func TestEventLoopServerClosedAtOnce(t *testing.T) {
 	}
 }
 
+// A command with more arguments than a loop runs (HSET of 100 fields)
+// hands its connection to a goroutine; one at the limit stays.
+func TestEventLoopHandsOffBigCommands(t *testing.T) {
+	s, admin := startAdminServer(t, withLoops(1))
+	lc := dialLoop(t, s)
+	fields := func(n int) []string {
+		args := []string{"HSET", "h"}
+		for i := range n {
+			args = append(args, fmt.Sprint("f", i), "v")
+		}
+		return args
+	}
+	atLimit := fields((loopMaxArgs - 2) / 2)
+	io.WriteString(lc, multibulk(atLimit...)+multibulk("HLEN", "h"))
+	if got := lc.replies(t, 2); fmt.Sprint(got) != fmt.Sprintf("[:%d :%d]", len(atLimit)/2-1, len(atLimit)/2-1) {
+		t.Fatalf("got %q", got)
+	}
+	if got := infoField(t, admin, "io_loop_clients"); got != "1" {
+		t.Fatalf("io_loop_clients %s after a command of %d arguments; want 1", got, len(atLimit))
+	}
+	io.WriteString(lc, multibulk("SET", "a", "1")+multibulk(fields(100)...)+multibulk("HLEN", "h")+multibulk("GET", "a"))
+	if got := lc.replies(t, 4); fmt.Sprint(got) != "[+OK :37 :100 $1 1]" {
+		t.Fatalf("got %q", got)
+	}
+	if got := infoField(t, admin, "io_loop_clients"); got != "0" {
+		t.Errorf("io_loop_clients %s after HSET of 100 fields; want 0", got)
+	}
+}
+
+// With no share of a turn at all, a connection yields after every
+// command: its pipeline still runs in order, whole, beside another's on
+// the same keys, and a client that sent its pipeline and shut its side
+// still gets every reply.
+func TestEventLoopYieldsItsTurn(t *testing.T) {
+	share := connTurnShare
+	t.Cleanup(func() { connTurnShare = share })
+	connTurnShare = 0
+	s, admin := startAdminServer(t, withLoops(1))
+	const n = 300
+	var wg sync.WaitGroup
+	for c := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			lc := dialLoop(t, s)
+			var b strings.Builder
+			for i := range n {
+				b.WriteString(multibulk("INCR", "hot") + multibulk("SET", fmt.Sprint("k", c, ":", i), fmt.Sprint(i)) +
+					multibulk("GET", fmt.Sprint("k", c, ":", i)) + multibulk("HINCRBY", "h", "f", "1"))
+			}
+			io.WriteString(lc, b.String())
+			lc.Conn.(*net.TCPConn).CloseWrite()
+			got := lc.replies(t, 4*n)
+			last := 0
+			for i := range n {
+				hot, set, get, hinc := got[4*i], got[4*i+1], got[4*i+2], got[4*i+3]
+				var h int
+				if _, err := fmt.Sscanf(hot, ":%d", &h); err != nil || h <= last {
+					t.Errorf("client %d, INCR %d: %q after %d", c, i, hot, last)
+					return
+				}
+				last = h
+				if want := fmt.Sprintf("$%d %d", len(fmt.Sprint(i)), i); set != "+OK" || get != want || !strings.HasPrefix(hinc, ":") {
+					t.Errorf("client %d, round %d: %q %q %q", c, i, set, get, hinc)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	ctx := context.Background()
+	if v := admin.Get(ctx, "hot").Val(); v != fmt.Sprint(2*n) {
+		t.Errorf("hot = %s, want %d", v, 2*n)
+	}
+	if v := admin.HGet(ctx, "h", "f").Val(); v != fmt.Sprint(2*n) {
+		t.Errorf("h.f = %s, want %d", v, 2*n)
+	}
+}
+
 // Pipelined writes to one key from many loop connections at once: every
 // increment lands once, and every reply counts up.
 func TestEventLoopHotKeyPipelines(t *testing.T) {
