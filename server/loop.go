@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/shaledb/shale/server/resp"
+	"github.com/shaledb/shale/server/store"
 )
 
 // Event loops serve the connections as Redis does (server.io_loops): each
@@ -97,6 +98,7 @@ type loopConn struct {
 	ctx   any
 	canon []byte           // what the guard let through, not yet run
 	cmds  []redcon.Command // the rest of the batch running now
+	rest  []redcon.Command // commands of a batch cut short, for the next turn
 	perr  resp.Error       // the guard's error, replied after the good commands
 
 	closing bool // close once its replies are sent
@@ -109,6 +111,11 @@ type loopConn struct {
 }
 
 func (lc *loopConn) RemoteAddr() string { return lc.addr }
+
+// hasCommands reports whether lc has whole commands left to run.
+func (lc *loopConn) hasCommands() bool {
+	return len(lc.rest) > 0 || wholeCommands(lc.canon) > 0
+}
 
 // Close closes the connection once its replies are sent. Only the loop
 // calls it (QUIT, a rejected client); others close the guardConn.
@@ -392,23 +399,41 @@ func (l *eventLoop) serve(lc *loopConn, read bool) {
 	start := monoNow()
 	yielded := false
 	for !lc.waiting && !lc.closing && !lc.gone && !yielded {
-		n := wholeCommands(lc.canon)
-		if n == 0 {
-			break
+		cmds := lc.rest
+		lc.rest = nil
+		if len(cmds) == 0 {
+			n := wholeCommands(lc.canon)
+			if n == 0 {
+				break
+			}
+			// A batch of its own for each read: the commands' arguments
+			// may outlive their run (events, the slow log), as with redcon.
+			batch := append([]byte(nil), lc.canon[:n]...)
+			lc.canon = append(lc.canon[:0], lc.canon[n:]...)
+			cmds = splitCommands(batch, lc.cmds[:0])
 		}
-		// A batch of its own for each read: the commands' arguments may
-		// outlive their run (events, the slow log), as with redcon.
-		batch := append([]byte(nil), lc.canon[:n]...)
-		lc.canon = append(lc.canon[:0], lc.canon[n:]...)
-		cmds := splitCommands(batch, lc.cmds[:0])
 		for i, cmd := range cmds {
 			c, _ := lc.ctx.(*Client)
 			if c == nil {
 				return
 			}
-			if !l.s.runsOnLoop(c, cmd.Args) {
+			row, ok := l.s.loopCommand(c, cmd.Args)
+			if !ok {
 				l.handOff(lc, c, cmds[i:])
 				return
+			}
+			if l.s.keyInOpenGroup(c, row, cmd.Args) {
+				// The command would end the open group on the spot, with
+				// a write the loop waits for (a pipeline on one key): end
+				// the group as a batch's end does, with the turn's other
+				// writes, and run the command once they landed.
+				lc.cmds = nil
+				l.s.settleGroup(c, lc)
+				if lc.waiting {
+					lc.rest = cmds[i:]
+					yielded = true
+					break
+				}
 			}
 			lc.cmds = cmds[i+1:]
 			l.s.handle(lc, cmd)
@@ -421,23 +446,23 @@ func (l *eventLoop) serve(lc *loopConn, read bool) {
 				// the next turn.
 				lc.cmds = nil
 				l.s.settleGroup(c, lc)
-				lc.canon = unrun(cmds[i+1:], lc.canon)
+				lc.rest = cmds[i+1:]
 				yielded = true
 				break
 			}
 		}
 		lc.cmds = cmds[:0]
-		if !yielded && monoNow()-start > connTurnShare && wholeCommands(lc.canon) > 0 {
+		if !yielded && monoNow()-start > connTurnShare && lc.hasCommands() {
 			yielded = true
 		}
 	}
 	if yielded && !lc.closing && !lc.gone && !lc.waiting {
 		l.serveAgain(lc)
 	}
-	if lc.eof && !lc.waiting && wholeCommands(lc.canon) == 0 {
+	if lc.eof && !lc.waiting && !lc.hasCommands() {
 		lc.closing = true
 	}
-	if lc.perr != "" && !lc.waiting && !lc.gone && wholeCommands(lc.canon) == 0 {
+	if lc.perr != "" && !lc.waiting && !lc.gone && !lc.hasCommands() {
 		// The commands before the protocol error have run: now its reply,
 		// and the connection closes, as guardConn.Read does.
 		if lc.perr == resp.ErrQueryBuffer {
@@ -455,19 +480,6 @@ func (l *eventLoop) serve(lc *loopConn, read bool) {
 // pipelining thousands of commands would otherwise hold every other
 // connection of its loop for the whole pipeline. A variable for the tests.
 var connTurnShare = time.Millisecond
-
-// unrun puts the raw commands cmds back in front of canon, for a later turn.
-func unrun(cmds []redcon.Command, canon []byte) []byte {
-	var size int
-	for _, cmd := range cmds {
-		size += len(cmd.Raw)
-	}
-	out := make([]byte, 0, size+len(canon))
-	for _, cmd := range cmds {
-		out = append(out, cmd.Raw...)
-	}
-	return append(out, canon...)
-}
 
 // read reads what the socket holds and passes it through the guard.
 func (l *eventLoop) read(lc *loopConn) {
@@ -557,32 +569,49 @@ func canonLine(canon []byte, i int, kind byte) (n, next int, ok bool) {
 // connection goes to a goroutine, as a bulk loader's should.
 const loopMaxArgs = 128
 
-// runsOnLoop reports whether the loop may run args for c (see eventLoop).
-func (s *Server) runsOnLoop(c *Client, args [][]byte) bool {
+// loopCommand reports whether the loop may run args for c (see
+// eventLoop), and returns the command's row (nil for an unknown command).
+func (s *Server) loopCommand(c *Client, args [][]byte) (*Command, bool) {
 	if c.txn.active || c.subscribed() || c.trk.used.Load() || c.isMonitor() ||
 		replyMode(c.replyMode.Load()) != replyOn || s.pause.active.Load() ||
 		s.scriptRunning.started.Load() != 0 {
-		return false
+		return nil, false
 	}
 	cmd := s.table.lookup(args[0])
 	if cmd == nil {
-		return true // its error reply
+		return nil, true // its error reply
 	}
 	if cmd.Flags&Blocking != 0 || len(args) > loopMaxArgs {
-		return false
+		return cmd, false
 	}
 	if cmd.Flags&(Grouped|NoKeyspace) != 0 {
-		return true
+		return cmd, true
 	}
 	switch cmd.Name {
 	case "hello", "auth", "select":
-		return true
+		return cmd, true
 	case "client":
 		if len(args) < 2 {
-			return true // its arity error
+			return cmd, true // its arity error
 		}
 		switch lower(args[1]) {
 		case "setname", "getname", "id", "setinfo", "info":
+			return cmd, true
+		}
+	}
+	return cmd, false
+}
+
+// keyInOpenGroup reports whether cmd names a key whose lock c's open
+// pipeline group holds: it cannot join the group, which ends before it.
+func (s *Server) keyInOpenGroup(c *Client, cmd *Command, args [][]byte) bool {
+	p := &c.pipe
+	if cmd == nil || cmd.Flags&Grouped == 0 || !p.active() || p.base == nil || !cmd.arityOK(len(args)) {
+		return false
+	}
+	db := p.base.Index()
+	for _, at := range keyPositions(cmd, args) {
+		if p.g.Holds(store.LockKey{DB: db, Key: args[at]}) {
 			return true
 		}
 	}
@@ -623,7 +652,7 @@ func (l *eventLoop) finish() {
 		}
 		g.lc.waiting = false
 		l.markDirty(g.lc)
-		if g.lc.missed || g.lc.eof || wholeCommands(g.lc.canon) > 0 {
+		if g.lc.missed || g.lc.eof || g.lc.hasCommands() {
 			l.serveAgain(g.lc)
 		}
 	}
@@ -716,6 +745,20 @@ func (l *eventLoop) handOff(lc *loopConn, c *Client, cmds []redcon.Command) {
 	g.handoff = c
 	c.loop = nil
 	l.s.handoff.give(g)
+}
+
+// unrun is the raw form of cmds, then canon: what a connection handed to a
+// goroutine has sent and not run.
+func unrun(cmds []redcon.Command, canon []byte) []byte {
+	var size int
+	for _, cmd := range cmds {
+		size += len(cmd.Raw)
+	}
+	out := make([]byte, 0, size+len(canon))
+	for _, cmd := range cmds {
+		out = append(out, cmd.Raw...)
+	}
+	return append(out, canon...)
 }
 
 // closeAll ends every connection of the loop, at shutdown.

@@ -280,6 +280,40 @@ func TestEventLoopYieldsItsTurn(t *testing.T) {
 	}
 }
 
+// A pipeline on one key ends a group at every command: on a loop, each
+// group is queued with the turn's other writes (an early commit, counted
+// in INFO) rather than written on the spot while the loop waits.
+func TestEventLoopQueuesEachGroupOfOneKeyPipeline(t *testing.T) {
+	s, admin := startAdminServer(t, withLoops(1))
+	ctx := context.Background()
+	early := func() int {
+		info, err := admin.Info(ctx, "stats").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n int
+		for _, line := range strings.Split(info, "\r\n") {
+			if v, ok := strings.CutPrefix(line, "early_lock_releases:"); ok {
+				fmt.Sscan(v, &n)
+			}
+		}
+		return n
+	}
+	before := early()
+	lc := dialLoop(t, s)
+	const n = 20
+	io.WriteString(lc, strings.Repeat(multibulk("INCR", "k"), n))
+	got := lc.replies(t, n)
+	for i, r := range got {
+		if r != fmt.Sprint(":", i+1) {
+			t.Fatalf("reply %d: %q", i, r)
+		}
+	}
+	if d := early() - before; d != n {
+		t.Errorf("early_lock_releases rose by %d; want %d, one per INCR", d, n)
+	}
+}
+
 // Pipelined writes to one key from many loop connections at once: every
 // increment lands once, and every reply counts up.
 func TestEventLoopHotKeyPipelines(t *testing.T) {
