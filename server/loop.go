@@ -40,10 +40,11 @@ import (
 // write queue's overlay and releases its locks (store.Group.Submit); the
 // loop awaits the writes of its turn at the turn's end, leading them, so
 // that one RocksDB write carries the turn's groups, and only then sends
-// their replies. A loop must not wait for anything while a write it
-// queued is unled, since another client may wait for that write: before
-// it waits for a lock or writes on its own, it lands its writes first
-// (land).
+// their replies. A command on a key its connection's open group holds (a
+// pipeline on one key) ends the group so, and runs in the next turn. A
+// loop must not wait for anything while a write it queued is unled, since
+// another client may wait for that write: before it waits for a lock or
+// writes on its own, it lands its writes first (land).
 type eventLoop struct {
 	s      *Server
 	epfd   int
@@ -427,8 +428,7 @@ func (l *eventLoop) serve(lc *loopConn, read bool) {
 				// a write the loop waits for (a pipeline on one key): end
 				// the group as a batch's end does, with the turn's other
 				// writes, and run the command once they landed.
-				lc.cmds = nil
-				l.s.settleGroup(c, lc)
+				l.endBatch(lc, c)
 				if lc.waiting {
 					lc.rest = cmds[i:]
 					yielded = true
@@ -444,8 +444,7 @@ func (l *eventLoop) serve(lc *loopConn, read bool) {
 				// Its share of the turn is spent: its batch ends here, as
 				// if the rest had not come yet, and the rest waits for
 				// the next turn.
-				lc.cmds = nil
-				l.s.settleGroup(c, lc)
+				l.endBatch(lc, c)
 				lc.rest = cmds[i+1:]
 				yielded = true
 				break
@@ -473,6 +472,13 @@ func (l *eventLoop) serve(lc *loopConn, read bool) {
 		}
 		lc.closing = true
 	}
+}
+
+// endBatch ends lc's running batch here, as if the rest had not come yet:
+// its open group is settled as at a batch's end.
+func (l *eventLoop) endBatch(lc *loopConn, c *Client) {
+	lc.cmds = nil
+	l.s.settleGroup(c, lc)
 }
 
 // connTurnShare is how long one connection's commands may run in a turn
