@@ -207,16 +207,7 @@ func TestBlockingCloseWakes(t *testing.T) {
 	errc := make(chan error, 1)
 	go func() { errc <- c.Do(context.Background(), "BLPOP", "k", "0").Err() }()
 	waitBlocked(t, s, 1)
-	closed := make(chan error, 1)
-	go func() { closed <- s.Close() }()
-	select {
-	case err := <-closed:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Close did not return while a client was blocked")
-	}
+	closeWithin(t, s, 10*time.Second) // while a client is blocked
 	if err := <-errc; err == nil {
 		t.Fatal("the blocked client got a reply from a closed server")
 	}

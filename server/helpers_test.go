@@ -59,6 +59,22 @@ func startServer(t testing.TB, mod func(*conf.Config), log zerolog.Logger) *Serv
 	return s
 }
 
+// closeWithin closes s, failing the test if Close errs or has not returned
+// within d.
+func closeWithin(t *testing.T, s *Server, d time.Duration) {
+	t.Helper()
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close() }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(d):
+		t.Fatalf("Close still waiting after %v", d)
+	}
+}
+
 func newAdminClient(t *testing.T, s *Server, password string) *redis.Client {
 	t.Helper()
 	c := redis.NewClient(&redis.Options{
