@@ -117,6 +117,22 @@ func listIndexArg(c *Ctx, key, arg []byte) (index int64, missing bool, err error
 	return 0, false, perr
 }
 
+// lrangeBounded reports whether LRANGE's indexes bound its walk to what a
+// read walks under its key's lock (types.DB.walkView): both counted from
+// the same end, spanning at most WalkLockedUpTo elements. LRANGE 0 -1 of
+// a big list is not.
+// Indexes that do not parse make an error reply, as cheap as any.
+func lrangeBounded(args [][]byte) bool {
+	if len(args) != 4 {
+		return true // its arity error
+	}
+	start, stop, err := parseStartStop(args)
+	if err != nil {
+		return true
+	}
+	return (start >= 0) == (stop >= 0) && stop-start < types.WalkLockedUpTo
+}
+
 // LINDEX key index
 func cmdLIndex(c *Ctx, args [][]byte) error {
 	index, missing, err := listIndexArg(c, args[1], args[2])
@@ -475,7 +491,7 @@ var listCommands = []Command{
 		doc("Remove and get the last elements in a list", "1.0.0", "list", "O(N) where N is the number of elements returned", "key [count]"),
 	cmd("llen", 2, ReadOnly|Fast|Grouped, 1, 1, 1, cmdLLen).keyFlags(KeyRO).
 		doc("Get the length of a list", "1.0.0", "list", "O(1)", "key"),
-	cmd("lrange", 4, ReadOnly, 1, 1, 1, cmdLRange).keyFlags(KeyRO|KeyAccess).
+	cmd("lrange", 4, ReadOnly, 1, 1, 1, cmdLRange).groupedIf(lrangeBounded).keyFlags(KeyRO|KeyAccess).
 		doc("Get a range of elements from a list", "1.0.0", "list", "O(S+N) where S is the distance of start offset from HEAD for small lists, from nearest end (HEAD or TAIL) for large lists; and N is the number of elements in the specified range.", "key start stop"),
 	cmd("lindex", 3, ReadOnly|Grouped, 1, 1, 1, cmdLIndex).keyFlags(KeyRO|KeyAccess).
 		doc("Get an element from a list by its index", "1.0.0", "list", "O(N) where N is the number of elements to traverse to get to the element at index. This makes asking for the first or the last element of the list O(1).", "key index"),

@@ -590,7 +590,7 @@ func (s *Server) loopCommand(c *Client, args [][]byte) (*Command, bool) {
 	if cmd.Flags&Blocking != 0 || len(args) > loopMaxArgs {
 		return cmd, false
 	}
-	if cmd.Flags&(Grouped|NoKeyspace) != 0 {
+	if cmd.Flags&NoKeyspace != 0 || cmd.grouped(args) {
 		return cmd, true
 	}
 	switch cmd.Name {
@@ -612,7 +612,7 @@ func (s *Server) loopCommand(c *Client, args [][]byte) (*Command, bool) {
 // pipeline group holds: it cannot join the group, which ends before it.
 func (s *Server) keyInOpenGroup(c *Client, cmd *Command, args [][]byte) bool {
 	p := &c.pipe
-	if cmd == nil || cmd.Flags&Grouped == 0 || !p.active() || p.base == nil || !cmd.arityOK(len(args)) {
+	if cmd == nil || !cmd.grouped(args) || !p.active() || p.base == nil || !cmd.arityOK(len(args)) {
 		return false
 	}
 	db := p.base.Index()

@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/shaledb/shale/conf"
+	"github.com/shaledb/shale/server/types"
 )
 
 func withLoops(n int) func(*conf.Config) {
@@ -359,5 +360,29 @@ func TestEventLoopsOff(t *testing.T) {
 	}
 	if got := infoField(t, admin, "io_loop_handoffs"); got != "0" {
 		t.Errorf("io_loop_handoffs %s", got)
+	}
+}
+
+// LRANGE runs on the loop when its indexes bound it (both from one end,
+// at most types.WalkLockedUpTo elements), and hands its connection over
+// when they do not (LRANGE 0 -1 of a list of any length).
+func TestEventLoopRunsBoundedLRange(t *testing.T) {
+	s, admin := startAdminServer(t, withLoops(1))
+	lc := dialLoop(t, s)
+	io.WriteString(lc, multibulk("RPUSH", "l", "a", "b", "c", "d")+
+		multibulk("LRANGE", "l", "0", "1")+multibulk("LRANGE", "l", "-2", "-1")+
+		multibulk("LRANGE", "l", "0", fmt.Sprint(types.WalkLockedUpTo-1))+multibulk("LRANGE", "l", "x", "1"))
+	if got := lc.replies(t, 10); fmt.Sprint(got) != "[:4 $1 a $1 b $1 c $1 d $1 a $1 b $1 c $1 d -ERR value is not an integer or out of range]" {
+		t.Fatalf("got %q", got)
+	}
+	if got := infoField(t, admin, "io_loop_clients"); got != "1" {
+		t.Fatalf("io_loop_clients %s after bounded LRANGEs; want 1", got)
+	}
+	io.WriteString(lc, multibulk("LRANGE", "l", "0", fmt.Sprint(types.WalkLockedUpTo))+multibulk("LRANGE", "l", "0", "-1"))
+	if got := lc.replies(t, 8); fmt.Sprint(got) != "[$1 a $1 b $1 c $1 d $1 a $1 b $1 c $1 d]" {
+		t.Fatalf("got %q", got)
+	}
+	if got := infoField(t, admin, "io_loop_clients"); got != "0" {
+		t.Errorf("io_loop_clients %s after LRANGE 0 %d; want 0", got, types.WalkLockedUpTo)
 	}
 }

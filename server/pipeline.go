@@ -92,7 +92,7 @@ func (p *pipelineGroup) active() bool { return p.g != nil && p.g.Active() }
 // that cmd cannot join is committed first.
 func (s *Server) groupDB(c *Client, conn redcon.Conn, cmd *Command, args [][]byte, db *types.DB) *types.DB {
 	p := &c.pipe
-	if _, muted := conn.(mutedConn); cmd.Flags&Grouped == 0 || p.wr == nil || muted {
+	if _, muted := conn.(mutedConn); !cmd.grouped(args) || p.wr == nil || muted {
 		// A muted client (CLIENT REPLY OFF) has no replies to rewrite if
 		// the group fails: it runs its commands alone.
 		s.commitGroup(c, conn)

@@ -28,6 +28,7 @@ var groupScript = [][]any{
 	{"hset", "s2", "f", "v"},
 	{"lpush", "l1", "a", "b"}, {"rpush", "l2", "c"}, {"lpushx", "l3", "x"}, {"rpushx", "l1", "z"},
 	{"lpop", "l2"}, {"rpop", "l1"}, {"llen", "l1"}, {"lindex", "l1", "0"}, {"lpush", "h1", "x"},
+	{"lrange", "l1", "0", "9"}, {"lpush", "l1", "y"}, {"lrange", "l1", "-3", "-1"}, {"lrange", "l1", "0", "-1"}, {"lrange", "l1", "x", "1"},
 	{"ping"},
 	{"sadd", "st1", "a", "b", "a"}, {"srem", "st2", "a"}, {"scard", "st3"}, {"sismember", "st1", "a"},
 	{"smismember", "st1", "a", "q"},

@@ -272,6 +272,12 @@ type Command struct {
 	Doc cmdDoc
 	// Shape is the rule on its arguments that Arity cannot express.
 	Shape Shape
+	// GroupedIf, on a Grouped row, tells whether a call with these
+	// arguments may join a group: a read whose walk only its arguments
+	// bound (LRANGE) joins one only when they bound it, since a group
+	// holds its keys' locks for the walk, and an event loop every other
+	// connection. nil: every call may.
+	GroupedIf func(args [][]byte) bool
 	// Run is the handler; for a container, it serves the container called
 	// without a subcommand (COMMAND), and is nil when the arity forbids that.
 	Run func(c *Ctx, args [][]byte) error
@@ -343,6 +349,19 @@ func (s Subcommand) tips(tips ...string) Subcommand {
 func (c Command) shaped(s Shape) Command {
 	c.Shape = s
 	return c
+}
+
+// groupedIf makes a row Grouped for the calls bounded accepts only
+// (Command.GroupedIf).
+func (c Command) groupedIf(bounded func(args [][]byte) bool) Command {
+	c.Flags |= Grouped
+	c.GroupedIf = bounded
+	return c
+}
+
+// grouped reports whether this call may join a pipeline group (Grouped).
+func (c *Command) grouped(args [][]byte) bool {
+	return c.Flags&Grouped != 0 && (c.GroupedIf == nil || c.GroupedIf(args))
 }
 
 // acl gives a row explicit ACL categories in place of its group's (Redis's

@@ -294,6 +294,18 @@ func (r overlayReader) GetHead(cf CF, key []byte) ([]byte, bool, bool, error) {
 	return r.s.GetHead(cf, key)
 }
 
+// PeekCached is Store.PeekCached as the queued writes leave key: a record
+// the overlay holds is served from it, one it deletes is not served.
+func (r overlayReader) PeekCached(cf CF, key []byte, fn func(val []byte)) bool {
+	if val, found, known := r.s.ov.get(cf, key); known {
+		if found {
+			fn(val)
+		}
+		return found
+	}
+	return r.s.PeekCached(cf, key, fn)
+}
+
 // MultiGet reads keys as the queued writes leave them.
 func (r overlayReader) MultiGet(cf CF, keys [][]byte) ([][]byte, []bool, error) {
 	if r.s.ov.records.Load() == 0 {

@@ -102,3 +102,49 @@ func TestEarlyGroupsOneKey(t *testing.T) {
 	}
 	t.Log(fmt.Sprintf("%d of %d commits released their locks early", st.EarlyCommits(), writers*each))
 }
+
+// An early group's reader serves a cached record as the queued writes
+// leave it: a record a queued batch puts from the overlay, one it deletes
+// not at all, and the others from the cache.
+func TestOverlayPeekCached(t *testing.T) {
+	st := storetest.Open(t, nil)
+	k1, k2, k3 := []byte("sub:1"), []byte("sub:2"), []byte("sub:3")
+	b := st.NewBatch()
+	b.Put(store.CFSubkey, k1, []byte("old1"))
+	b.Put(store.CFSubkey, k2, []byte("old2"))
+	b.Put(store.CFSubkey, k3, []byte("old3"))
+	if err := st.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	peek := func(r store.CachePeeker, key []byte) string {
+		got := "miss"
+		r.PeekCached(store.CFSubkey, key, func(v []byte) { got = string(v) })
+		return got
+	}
+	if got := peek(st, k1) + " " + peek(st, k2) + " " + peek(st, k3); got != "old1 old2 old3" {
+		t.Fatalf("the cache after the write: %s", got)
+	}
+	g := st.NewEarlyGroup()
+	g.Lock(store.LockKey{Key: []byte("k")})
+	if err := g.Add(func(b *store.Batch) error {
+		b.Put(store.CFSubkey, k1, []byte("new1"))
+		b.Delete(store.CFSubkey, k2)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	wait, done := g.Submit(func() {})
+	if done {
+		t.Fatal("the group's write did not queue")
+	}
+	r := st.NewEarlyGroup().Reader().(store.CachePeeker)
+	if got := peek(r, k1) + " " + peek(r, k2) + " " + peek(r, k3); got != "new1 miss old3" {
+		t.Errorf("through the overlay, with the write queued: %s", got)
+	}
+	if err := wait(); err != nil {
+		t.Fatal(err)
+	}
+	if got := peek(st, k1) + " " + peek(st, k2); got != "new1 miss" {
+		t.Errorf("the cache once it landed: %s", got)
+	}
+}

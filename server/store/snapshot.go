@@ -21,11 +21,20 @@ type HeadReader interface {
 	GetHead(cf CF, key []byte) (val []byte, whole, found bool, err error)
 }
 
+// CachePeeker is a Reader that can serve a record from the record caches
+// alone, without reading RocksDB (Store.PeekCached).
+type CachePeeker interface {
+	Reader
+	PeekCached(cf CF, key []byte, fn func(val []byte)) bool
+}
+
 var (
-	_ HeadReader = (*Store)(nil)
-	_ HeadReader = overlayReader{}
-	_ HeadReader = (*pendingReader)(nil)
-	_ Reader     = (*Snapshot)(nil)
+	_ CachePeeker = (*Store)(nil)
+	_ CachePeeker = overlayReader{}
+	_ HeadReader  = (*Store)(nil)
+	_ HeadReader  = overlayReader{}
+	_ HeadReader  = (*pendingReader)(nil)
+	_ Reader      = (*Snapshot)(nil)
 )
 
 // Snapshot is the store as it was at one instant: each write batch is

@@ -93,13 +93,13 @@ type DB struct {
 	log *WriteLog
 }
 
-// walkLockedUpTo is the most records a read walks while it holds its
+// WalkLockedUpTo is the most records a read walks while it holds its
 // keys' locks; a longer walk reads a snapshot instead (walkView).
-const walkLockedUpTo = 512
+const WalkLockedUpTo = 512
 
 // walkView returns the view of d that a read-only command walks records
 // through once it has loaded its keys' metadata under their locks, and the
-// function to call when done. A walk of up to walkLockedUpTo records reads
+// function to call when done. A walk of up to WalkLockedUpTo records reads
 // d itself, the locks held. A longer one (HGETALL, SMEMBERS or LRANGE of a
 // big key, SINTER, SORT) reads a snapshot taken while the locks are still
 // held, so that it agrees with the metadata loaded, and lets the locks go:
@@ -108,7 +108,7 @@ const walkLockedUpTo = 512
 // keys, of the keys sharing their lock stripes, or FLUSHALL. unlock is the
 // caller's deferred Unlock, replaced by a no-op once called.
 func (d *DB) walkView(records uint64, unlock *store.Unlock) (*DB, func()) {
-	if records <= walkLockedUpTo || d.grp != nil || d.snapshot {
+	if records <= WalkLockedUpTo || d.grp != nil || d.snapshot {
 		return d, noUnlock
 	}
 	sn := d.st.Snapshot()

@@ -81,7 +81,7 @@ func (d *DB) listRange(ks *keyState, from, to uint64, reverse bool) ([][]byte, e
 	arena := valueArena{expect: to - from}
 	keep := func(v []byte) { out = append(out, arena.copy(v)) }
 	lo, hi := from, to
-	if st, ok := d.rd.(*store.Store); ok {
+	if st, ok := d.rd.(store.CachePeeker); ok {
 		// The elements pushed last, which LRANGE of a list's head and
 		// LPOP/RPOP with a count read most, are usually in the sub-key
 		// cache: serve them from there up to the first one it lacks, and

@@ -5,14 +5,14 @@ import (
 	"time"
 )
 
-// TestWalkViewLetsLocksGo: a walk of more than walkLockedUpTo records
+// TestWalkViewLetsLocksGo: a walk of more than WalkLockedUpTo records
 // reads a snapshot taken under the key's lock and lets the lock go, so a
 // writer of the key goes ahead while the walk still sees the state it
 // loaded; a short walk keeps the lock.
 func TestWalkViewLetsLocksGo(t *testing.T) {
 	d, _ := newTestDB(t)
 	key := []byte("l")
-	if _, err := d.RPush(key, fields(walkLockedUpTo)); err != nil { // 2 elements each
+	if _, err := d.RPush(key, fields(WalkLockedUpTo)); err != nil { // 2 elements each
 		t.Fatal(err)
 	}
 	unlock := d.lock(key)
@@ -37,14 +37,14 @@ func TestWalkViewLetsLocksGo(t *testing.T) {
 		t.Fatal("a writer of the key still waits for the walk's lock")
 	}
 	got, err := v.listRange(ks, 0, ks.m.Size, false)
-	if err != nil || len(got) != 2*walkLockedUpTo {
-		t.Fatalf("the walk read %d elements, %v; want the %d it loaded", len(got), err, 2*walkLockedUpTo)
+	if err != nil || len(got) != 2*WalkLockedUpTo {
+		t.Fatalf("the walk read %d elements, %v; want the %d it loaded", len(got), err, 2*WalkLockedUpTo)
 	}
-	if n, _ := d.LLen(key); n != 2*walkLockedUpTo+1 {
-		t.Errorf("LLEN after the late push = %d, want %d", n, 2*walkLockedUpTo+1)
+	if n, _ := d.LLen(key); n != 2*WalkLockedUpTo+1 {
+		t.Errorf("LLEN after the late push = %d, want %d", n, 2*WalkLockedUpTo+1)
 	}
 
-	small, done2 := d.walkView(walkLockedUpTo, &unlock)
+	small, done2 := d.walkView(WalkLockedUpTo, &unlock)
 	defer done2()
 	if small != d {
 		t.Error("a short walk got a snapshot view")
