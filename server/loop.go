@@ -69,8 +69,9 @@ type eventLoop struct {
 	storeUse atomic.Int64
 }
 
-// loopStats are INFO clients' figures of the event loops.
+// loopStats are the event loops and INFO clients' figures of them.
 type loopStats struct {
+	all      []*eventLoop // set before the loops serve, then only read
 	count    int          // loops serving (server.io_loops)
 	clients  atomic.Int64 // clients a loop serves now
 	handoffs atomic.Int64 // connections handed to goroutines since start
@@ -170,6 +171,7 @@ func (s *Server) startLoops(ln net.Listener, n int, handoff *handoffListener, do
 		}
 		loops[i] = &eventLoop{s: s, epfd: epfd, wakefd: wfd, conns: map[int32]*loopConn{}, buf: make([]byte, 64<<10)}
 	}
+	s.loops.all = loops
 	var wg sync.WaitGroup
 	for _, l := range loops {
 		wg.Add(1)

@@ -386,3 +386,20 @@ func TestEventLoopRunsBoundedLRange(t *testing.T) {
 		t.Errorf("io_loop_clients %s after LRANGE 0 %d; want 0", got, types.WalkLockedUpTo)
 	}
 }
+
+// A replica's full sync swaps the store's files only while no loop is in
+// a turn, which holds the store for the writes it queued as well as for
+// its commands.
+func TestEventLoopTurnHoldsTheStore(t *testing.T) {
+	s, _ := startAdminServer(t, withLoops(1))
+	if s.storeInUse() {
+		t.Fatal("the store is in use on an idle server")
+	}
+	l := s.loops.all[0]
+	l.storeUse.Add(1)
+	inUse := s.storeInUse()
+	l.storeUse.Add(-1)
+	if !inUse {
+		t.Error("the store is not in use while a loop's turn holds it")
+	}
+}

@@ -392,6 +392,11 @@ func (s *Server) storeInUse() bool {
 	if s.gate.others.Load() > 0 {
 		return true
 	}
+	for _, l := range s.loops.all { // a turn, and the writes it queued
+		if l.storeUse.Load() > 0 {
+			return true
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, c := range s.clients { // a killed one's command may still run
