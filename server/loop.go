@@ -155,21 +155,15 @@ func loopCount(n int) int {
 func (s *Server) startLoops(ln net.Listener, n int, handoff *handoffListener, done func()) error {
 	loops := make([]*eventLoop, n)
 	for i := range loops {
-		epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+		l, err := newEventLoop(s)
 		if err != nil {
+			for _, made := range loops[:i] {
+				unix.Close(made.epfd)
+				unix.Close(made.wakefd)
+			}
 			return err
 		}
-		wfd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
-		if err != nil {
-			unix.Close(epfd)
-			return err
-		}
-		if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, wfd, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: 0}); err != nil {
-			unix.Close(epfd)
-			unix.Close(wfd)
-			return err
-		}
-		loops[i] = &eventLoop{s: s, epfd: epfd, wakefd: wfd, conns: map[int32]*loopConn{}, buf: make([]byte, 64<<10)}
+		loops[i] = l
 	}
 	s.loops.all = loops
 	var wg sync.WaitGroup
@@ -193,6 +187,25 @@ func (s *Server) startLoops(ln net.Listener, n int, handoff *handoffListener, do
 	}()
 	go s.acceptLoops(ln, loops, handoff)
 	return nil
+}
+
+// newEventLoop makes a loop's epoll and wake-up descriptors.
+func newEventLoop(s *Server) (*eventLoop, error) {
+	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil, err
+	}
+	wfd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
+	if err != nil {
+		unix.Close(epfd)
+		return nil, err
+	}
+	if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, wfd, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: 0}); err != nil {
+		unix.Close(epfd)
+		unix.Close(wfd)
+		return nil, err
+	}
+	return &eventLoop{s: s, epfd: epfd, wakefd: wfd, conns: map[int32]*loopConn{}, buf: make([]byte, 64<<10)}, nil
 }
 
 // acceptLoops hands each new connection to a loop in turn, or to a

@@ -163,6 +163,7 @@ func Start(cfg conf.Config, log zerolog.Logger) (*Server, error) {
 		serving.Add(1)
 		if err := s.startLoops(ln, n, s.handoff, serving.Done); err != nil {
 			close(s.statsStop)
+			close(s.sweepStop)
 			ln.Close()
 			st.Close()
 			return nil, fmt.Errorf("server: event loops: %w", err)
