@@ -120,8 +120,8 @@ func listIndexArg(c *Ctx, key, arg []byte) (index int64, missing bool, err error
 // lrangeBounded reports whether LRANGE's indexes bound its walk to what a
 // read walks under its key's lock (types.DB.walkView): both counted from
 // the same end, spanning at most WalkLockedUpTo elements. LRANGE 0 -1 of
-// a big list is not.
-// Indexes that do not parse make an error reply, as cheap as any.
+// a big list is not bounded; indexes that do not parse are, since their
+// error reply is as cheap as any.
 func lrangeBounded(args [][]byte) bool {
 	if len(args) != 4 {
 		return true // its arity error
