@@ -620,11 +620,23 @@ func (m *model) apply(op modelOp) any {
 			return []any{}
 		}
 		return pairs(maps.Clone(v.hash))
-	case "LRANGE": // the generator asks for 0 -1 only: the whole list
+	case "LRANGE":
 		if v == nil {
 			return []any{}
 		}
-		return slices.Clone(v.list)
+		start, _ := strconv.Atoi(a[2])
+		stop, _ := strconv.Atoi(a[3])
+		if start < 0 {
+			start += len(v.list)
+		}
+		if stop < 0 {
+			stop += len(v.list)
+		}
+		start, stop = max(start, 0), min(stop, len(v.list)-1)
+		if start > stop {
+			return []any{}
+		}
+		return slices.Clone(v.list[start : stop+1])
 	case "HLEN", "LLEN", "SCARD", "ZCARD":
 		if v == nil {
 			return int64(0)
@@ -1137,7 +1149,10 @@ func (g *opGen) read(key, typ string) []string {
 	case "LINDEX":
 		return []string{name, key, strconv.Itoa(s.IntN(5) - 2)}
 	case "LRANGE":
-		return []string{name, key, "0", "-1"}
+		// 0 -1 runs alone; the others, bounded, join pipeline groups and
+		// run on event loops (cmd_list.go, lrangeBounded).
+		span := [][2]string{{"0", "-1"}, {"0", "1"}, {"-2", "-1"}, {"1", "3"}, {"2", "0"}}[s.IntN(5)]
+		return []string{name, key, span[0], span[1]}
 	case "LCS":
 		return []string{name, key, key, "LEN"}
 	case "XRANGE":
