@@ -58,7 +58,7 @@ endif
 # Every go command gets BUILDTAGS; the unit tests add TAGS.
 BUILDTAGS   := $(LINKTAGS)
 
-.PHONY: deps deps-run build run test unit e2e lint fuzz soak bench bench-compare clean rocksdb-release bin/shale-server-debianlib
+.PHONY: deps deps-run build run test unit e2e lint fuzz soak bench bench-compare pgo-profile clean rocksdb-release bin/shale-server-debianlib
 
 # deps-run installs what `make run` needs; deps adds redis-server and the
 # client libraries for the e2e tests. Both do nothing when every package is
@@ -131,6 +131,15 @@ bench-compare: deps rocksdb-release
 	$(MAKE) --no-print-directory ROCKSDB_LINK=release build
 	$(MAKE) --no-print-directory bin/shale-server-debianlib
 	./bin/shale-bench-compare $(BENCHFLAGS)
+
+# pgo-profile rewrites cmd/shale-server/default.pgo, the CPU profile with which
+# `go build` optimizes the server (profile-guided optimization: hot calls are
+# inlined, hot interface calls devirtualized): the release build's, under
+# bench-compare's redis-benchmark tests, one round after another, for 90 s.
+# Run it again when the hot paths change, and commit the file.
+pgo-profile: deps rocksdb-release
+	$(MAKE) --no-print-directory ROCKSDB_LINK=release build
+	./bin/shale-bench-compare -pgo-profile cmd/shale-server/default.pgo
 
 # bin/shale-server-debianlib is the server on Debian's shared librocksdb,
 # whatever ROCKSDB_LINK says: what `make run` builds on a fresh machine.

@@ -39,6 +39,10 @@
 //     (p50, p99); then the full-sync throughput of a fresh replica from a
 //     primary holding 1 GiB.
 //
+// With -pgo-profile FILE it does none of that: it writes a CPU profile of
+// Shale under the throughput tests to FILE (pgo.go), which `make
+// pgo-profile` makes cmd/shale-server/default.pgo.
+//
 // The machine is shared and noisy, so every comparison is a ratio measured
 // in the same run. The harness starts every process itself and stops each by
 // its PID, including on SIGINT or SIGTERM.
@@ -99,6 +103,9 @@ func main() {
 	serveLoop := flag.String("serve-ceiling-loop", "", "serve the in-memory ceiling from event loops instead of a goroutine per connection, on this address, and nothing else (docs/BENCHMARKS.md, \"An event loop's ceiling\")")
 	loops := flag.Int("loops", 0, "event loops of -serve-ceiling-loop (0: one per CPU)")
 	var o options
+	pgoProfile := flag.String("pgo-profile", "", "write a CPU profile of Shale under the throughput tests to this file, for profile-guided optimization (make pgo-profile), and do nothing else")
+	pgoFor := flag.Duration("pgo-for", 90*time.Second, "how long -pgo-profile profiles")
+	pgoRequests := flag.Int("pgo-n", 20000, "redis-benchmark -n of each test while -pgo-profile profiles")
 	quick := flag.Bool("quick", false, "a quick run of a few minutes: fewer requests, one round, smaller keys and data; writes to bin/bench-quick unless -out and -doc are given")
 	flag.StringVar(&o.ShaleBin, "shale", "bin/shale-server", "shale-server binary (make build makes it)")
 	flag.StringVar(&o.DebianlibBin, "shale-debianlib", "bin/shale-server-debianlib",
@@ -212,7 +219,11 @@ func main() {
 
 	benchhost.StopOnSignal(stopTimeout)
 
-	err = run(o)
+	if *pgoProfile != "" {
+		err = profileForPGO(o, *pgoProfile, *pgoFor, *pgoRequests)
+	} else {
+		err = run(o)
+	}
 	benchhost.StopAll(stopTimeout)
 	if err != nil {
 		fatal(err)
@@ -285,15 +296,11 @@ func run(o options) error {
 			return fmt.Errorf("%s: %w (`make deps` installs it)", bin, err)
 		}
 	}
-	work := o.WorkDir
-	if work == "" {
-		dir, err := benchhost.TempWorkDir("shale-bench-compare-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
-		work = dir
+	work, cleanup, err := workDir(o)
+	if err != nil {
+		return err
 	}
+	defer cleanup()
 	r := &results{Opts: o, Started: time.Now(), Env: collectEnvironment(o)}
 	ctx := context.Background()
 
@@ -345,6 +352,17 @@ func run(o options) error {
 	r.Elapsed = time.Since(r.Started)
 	logf("done in %v; writing %s and %s", r.Elapsed.Round(time.Second), o.Out, o.Doc)
 	return writeReport(r)
+}
+
+// workDir is -workdir, or a new temporary directory that cleanup removes.
+func workDir(o options) (dir string, cleanup func(), err error) {
+	if o.WorkDir != "" {
+		return o.WorkDir, func() {}, nil
+	}
+	if dir, err = benchhost.TempWorkDir("shale-bench-compare-"); err != nil {
+		return "", nil, err
+	}
+	return dir, func() { os.RemoveAll(dir) }, nil
 }
 
 // startShale starts shale-server with its data in a new directory under
