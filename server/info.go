@@ -278,6 +278,9 @@ func infoMemory(s *Server, w *infoWriter) {
 		w.int(c.name+"_cache_max_bytes", cs.MaxBytes)
 		w.int(c.name+"_cache_entries", cs.Entries)
 		w.int(c.name+"_cache_arena", cs.ArenaBytes)
+		if c.cf == store.CFSubkey {
+			w.int("subkey_cache_list_runs", cs.Runs)
+		}
 	}
 	// Redis's counts of scripts and functions; the memory their
 	// interpreters use is in go_heap_inuse, not apart as in Redis. Shale's

@@ -37,7 +37,7 @@ func TestInfoSections(t *testing.T) {
 		{"memory", "Memory", []string{`used_memory:[1-9]\d*`, `used_memory_human:[\d.]+[BKMGTP]`, `maxmemory:0`,
 			`rocksdb_block_cache_usage:\d+`, `rocksdb_memtables:\d+`,
 			`go_gc_cycles:\d+`, `go_gc_pause_total_us:\d+`, `go_gc_pause_last_us:\d+`, `go_gc_pause_max_recent_us:\d+`,
-			`metadata_cache_max_bytes:16777216`, `subkey_cache_max_bytes:8388608`, `subkey_cache_entries:\d+`}},
+			`metadata_cache_max_bytes:16777216`, `subkey_cache_max_bytes:8388608`, `subkey_cache_entries:\d+`, `subkey_cache_list_runs:\d+`}},
 		{"persistence", "Persistence", []string{`loading:0`, `rdb_changes_since_last_save:0`, `rdb_bgsave_in_progress:0`,
 			`aof_enabled:1`, `wal_sync:0`}},
 		{"stats", "Stats", []string{`total_connections_received:[1-9]\d*`, `total_commands_processed:[1-9]\d*`,

@@ -294,16 +294,23 @@ func (r overlayReader) GetHead(cf CF, key []byte) ([]byte, bool, bool, error) {
 	return r.s.GetHead(cf, key)
 }
 
-// PeekCached is Store.PeekCached as the queued writes leave key: a record
-// the overlay holds is served from it, one it deletes is not served.
-func (r overlayReader) PeekCached(cf CF, key []byte, fn func(val []byte)) bool {
-	if val, found, known := r.s.ov.get(cf, key); known {
-		if found {
-			fn(val)
-		}
-		return found
+// PeekList is Store.PeekList as the queued writes leave the list: an
+// element the overlay holds is served from it, one it deletes is not
+// served. With nothing queued, the overlay holds none (and the list's lock
+// keeps any from being queued), and the store's runs of elements serve.
+func (r overlayReader) PeekList(uid, from, to uint64, reverse bool, fn func(val []byte)) uint64 {
+	if r.s.ov.records.Load() == 0 {
+		return r.s.PeekList(uid, from, to, reverse, fn)
 	}
-	return r.s.PeekCached(cf, key, fn)
+	return peekEach(uid, from, to, reverse, func(key []byte) bool {
+		if val, found, known := r.s.ov.get(CFSubkey, key); known {
+			if found {
+				fn(val)
+			}
+			return found
+		}
+		return r.s.PeekCached(CFSubkey, key, fn)
+	})
 }
 
 // MultiGet reads keys as the queued writes leave them.

@@ -3,11 +3,13 @@ package store_test
 import (
 	"encoding/binary"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/shaledb/shale/server/store"
 	"github.com/shaledb/shale/server/store/storetest"
+	"github.com/shaledb/shale/subkey"
 )
 
 // TestEarlyGroupsOneKey races early groups that each read a counter key
@@ -103,32 +105,37 @@ func TestEarlyGroupsOneKey(t *testing.T) {
 	t.Log(fmt.Sprintf("%d of %d commits released their locks early", st.EarlyCommits(), writers*each))
 }
 
-// An early group's reader serves a cached record as the queued writes
-// leave it: a record a queued batch puts from the overlay, one it deletes
-// not at all, and the others from the cache.
-func TestOverlayPeekCached(t *testing.T) {
+// An early group's reader serves a list's cached elements as the queued
+// writes leave them: an element a queued batch puts from the overlay, one
+// it deletes not at all (the walk stops there), and the others from the
+// cache.
+func TestOverlayPeekList(t *testing.T) {
 	st := storetest.Open(t, nil)
-	k1, k2, k3 := []byte("sub:1"), []byte("sub:2"), []byte("sub:3")
+	const uid = 7
+	elem := func(i uint64) []byte { return subkey.AppendListKey(nil, uid, i) }
 	b := st.NewBatch()
-	b.Put(store.CFSubkey, k1, []byte("old1"))
-	b.Put(store.CFSubkey, k2, []byte("old2"))
-	b.Put(store.CFSubkey, k3, []byte("old3"))
+	for i := range uint64(3) {
+		b.Put(store.CFSubkey, elem(i), []byte(fmt.Sprint("old", i)))
+	}
 	if err := st.Write(b); err != nil {
 		t.Fatal(err)
 	}
-	peek := func(r store.CachePeeker, key []byte) string {
-		got := "miss"
-		r.PeekCached(store.CFSubkey, key, func(v []byte) { got = string(v) })
-		return got
+	peek := func(r store.CachePeeker, from, to uint64, reverse bool) string {
+		var got []string
+		n := r.PeekList(uid, from, to, reverse, func(v []byte) { got = append(got, string(v)) })
+		if int(n) != len(got) {
+			t.Errorf("PeekList served %d, called fn %d times", n, len(got))
+		}
+		return strings.Join(got, " ")
 	}
-	if got := peek(st, k1) + " " + peek(st, k2) + " " + peek(st, k3); got != "old1 old2 old3" {
-		t.Fatalf("the cache after the write: %s", got)
+	if got := peek(st, 0, 3, false); got != "old0 old1 old2" {
+		t.Fatalf("the cache after the write: %q", got)
 	}
 	g := st.NewEarlyGroup()
 	g.Lock(store.LockKey{Key: []byte("k")})
 	if err := g.Add(func(b *store.Batch) error {
-		b.Put(store.CFSubkey, k1, []byte("new1"))
-		b.Delete(store.CFSubkey, k2)
+		b.Put(store.CFSubkey, elem(0), []byte("new0"))
+		b.Delete(store.CFSubkey, elem(1))
 		return nil
 	}); err != nil {
 		t.Fatal(err)
@@ -138,13 +145,13 @@ func TestOverlayPeekCached(t *testing.T) {
 		t.Fatal("the group's write did not queue")
 	}
 	r := st.NewEarlyGroup().Reader().(store.CachePeeker)
-	if got := peek(r, k1) + " " + peek(r, k2) + " " + peek(r, k3); got != "new1 miss old3" {
-		t.Errorf("through the overlay, with the write queued: %s", got)
+	if got := peek(r, 0, 3, false) + " | " + peek(r, 0, 3, true) + " | " + peek(r, 2, 3, false); got != "new0 | old2 | old2" {
+		t.Errorf("through the overlay, with the write queued: %q", got)
 	}
 	if err := wait(); err != nil {
 		t.Fatal(err)
 	}
-	if got := peek(st, k1) + " " + peek(st, k2); got != "new1 miss" {
-		t.Errorf("the cache once it landed: %s", got)
+	if got := peek(st, 0, 3, false) + " | " + peek(st, 0, 3, true); got != "new0 | old2" {
+		t.Errorf("the cache once it landed: %q", got)
 	}
 }

@@ -49,6 +49,9 @@ type recordCache struct {
 	hits      atomic.Uint64
 	misses    atomic.Uint64
 	evictions atomic.Uint64
+	// runs, in the sub-key cache only, hold runs of list elements
+	// (listRuns); nil in the metadata cache.
+	runs *listRuns
 }
 
 // cacheShards spreads the lock; a power of two.
@@ -114,6 +117,17 @@ func newRecordCache(maxBytes int64, head func(val []byte) int) *recordCache {
 	c := &recordCache{head: head, seed: maphash.MakeSeed(), shardMax: max(maxBytes/cacheShards, 1)}
 	for i := range c.shards {
 		c.shards[i].entries = make(map[uint64]cacheEntry)
+	}
+	return c
+}
+
+// newSubkeyCache returns the sub-key CF's cache of at most maxBytes, or
+// nil for 0: an eighth of them for runs of list elements (listRuns), the
+// rest for records.
+func newSubkeyCache(maxBytes int64) *recordCache {
+	c := newRecordCache(maxBytes-maxBytes/8, nil)
+	if c != nil {
+		c.runs = newListRuns(maxBytes / 8)
 	}
 	return c
 }
@@ -340,6 +354,7 @@ func (c *recordCache) forget(key []byte) {
 	sh.remove(h)
 	sh.epoch++
 	sh.mu.Unlock()
+	c.runs.written(key) // after the entry: see listRuns.written
 }
 
 // written caches the value a write of key left (found=false: deleted).
@@ -349,6 +364,7 @@ func (c *recordCache) written(key, val []byte, found bool) {
 	c.put(sh, h, key, val, found)
 	sh.epoch++
 	sh.mu.Unlock()
+	c.runs.written(key) // after the entry: see listRuns.written
 }
 
 // clear empties every shard: a range of records was deleted (FLUSHDB), or a
@@ -361,6 +377,7 @@ func (c *recordCache) clear() {
 		sh.epoch++
 		sh.mu.Unlock()
 	}
+	c.runs.clear(false)
 }
 
 // close empties every shard and returns the arenas' memory for good: the
@@ -376,6 +393,7 @@ func (c *recordCache) close() {
 		sh.closed = true
 		sh.mu.Unlock()
 	}
+	c.runs.clear(true)
 }
 
 // CacheStats are a record cache's counters.
@@ -385,6 +403,9 @@ type CacheStats struct {
 	// memory, outside the Go heap.
 	ArenaBytes              int64
 	Hits, Misses, Evictions uint64
+	// Runs are the runs of list elements held (listRuns), whose bytes
+	// Bytes and MaxBytes include; they live in the Go heap.
+	Runs int64
 }
 
 func (c *recordCache) stats() CacheStats {
@@ -400,6 +421,11 @@ func (c *recordCache) stats() CacheStats {
 		s.Bytes += sh.bytes
 		s.ArenaBytes += int64(len(sh.arena))
 		sh.mu.Unlock()
+	}
+	if c.runs != nil {
+		runs, bytes := c.runs.stats()
+		s.Runs, s.Bytes = runs, s.Bytes+bytes
+		s.MaxBytes += c.runs.shardMax * runShards
 	}
 	return s
 }

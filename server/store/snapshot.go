@@ -21,11 +21,11 @@ type HeadReader interface {
 	GetHead(cf CF, key []byte) (val []byte, whole, found bool, err error)
 }
 
-// CachePeeker is a Reader that can serve a record from the record caches
-// alone, without reading RocksDB (Store.PeekCached).
+// CachePeeker is a Reader that can serve a list's elements from the record
+// caches alone, without reading RocksDB (Store.PeekList).
 type CachePeeker interface {
 	Reader
-	PeekCached(cf CF, key []byte, fn func(val []byte)) bool
+	PeekList(uid, from, to uint64, reverse bool, fn func(val []byte)) uint64
 }
 
 var (

@@ -106,7 +106,7 @@ func (s *Store) open() error {
 	s.db, s.opts = db, opts
 	s.ro, s.wo = grocksdb.NewDefaultReadOptions(), grocksdb.NewDefaultWriteOptions()
 	s.caches[cacheSlot(CFMeta)] = newRecordCache(int64(cfg.Storage.MetadataCacheBytes), metadata.HeadLen)
-	s.caches[cacheSlot(CFSubkey)] = newRecordCache(int64(cfg.Storage.SubkeyCacheBytes), nil)
+	s.caches[cacheSlot(CFSubkey)] = newSubkeyCache(int64(cfg.Storage.SubkeyCacheBytes))
 	copy(s.cfs[:], handles)
 	for i, h := range handles {
 		s.cfIDs[i] = h.ID()
@@ -243,6 +243,22 @@ func (s *Store) read(cf CF, key []byte, head bool) (val []byte, whole, found boo
 func (s *Store) PeekCached(cf CF, key []byte, fn func(val []byte)) bool {
 	c := s.cache(cf)
 	return c != nil && c.peek(key, fn)
+}
+
+// PeekList calls fn with the elements of list uid at indexes [from, to),
+// the first one on (reverse: the last one down), as long as the sub-key
+// cache holds them, without reading RocksDB, and returns how many it
+// served. fn runs under the cache's lock and must copy what it keeps. As
+// for PeekCached, the caller holds the list's lock.
+func (s *Store) PeekList(uid, from, to uint64, reverse bool, fn func(val []byte)) uint64 {
+	c := s.cache(CFSubkey)
+	switch {
+	case c == nil:
+		return 0
+	case c.runs != nil:
+		return c.runs.peekList(c, uid, from, to, reverse, fn)
+	}
+	return peekEach(uid, from, to, reverse, func(key []byte) bool { return c.peek(key, fn) })
 }
 
 // cache is cf's record cache, or nil.

@@ -88,20 +88,11 @@ func (d *DB) listRange(ks *keyState, from, to uint64, reverse bool) ([][]byte, e
 		// walk RocksDB only for the rest. A merging iterator's seek and
 		// steps cost more per element than a cache lookup, and more still
 		// over the versions that pops and pushes leave at the same index.
-		var buf [subkey.ListKeyLen]byte
-		for lo < hi {
-			pos := lo
-			if reverse {
-				pos = hi - 1
-			}
-			if !st.PeekCached(store.CFSubkey, subkey.AppendListKey(buf[:0], ks.m.UID, ks.m.Head+pos), keep) {
-				break
-			}
-			if reverse {
-				hi--
-			} else {
-				lo++
-			}
+		n := st.PeekList(ks.m.UID, ks.m.Head+lo, ks.m.Head+hi, reverse, keep)
+		if reverse {
+			hi -= n
+		} else {
+			lo += n
 		}
 	}
 	var err error
