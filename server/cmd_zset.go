@@ -214,68 +214,9 @@ const (
 // ZRANGESTORE's destination is args[1]. Checks run in Redis's order:
 // options, conflicts, the range itself, then the key.
 func zrangeGeneric(c *Ctx, args [][]byte, keyIdx int, store bool, by rangeBy, dir rangeDir) error {
-	minIdx, maxIdx := keyIdx+1, keyIdx+2
-	withScores := false
-	offset, limit := int64(0), int64(-1)
-	for j := keyIdx + 3; j < len(args); j++ {
-		switch {
-		case !store && is(args[j], "WITHSCORES"):
-			withScores = true
-		case is(args[j], "LIMIT") && len(args)-j-1 >= 2:
-			var err error
-			if offset, err = parseInt(args[j+1]); err != nil {
-				return err
-			}
-			if limit, err = parseInt(args[j+2]); err != nil {
-				return err
-			}
-			j += 2
-		case dir == dirAuto && is(args[j], "REV"):
-			dir = dirReverse
-		case by == rangeAuto && is(args[j], "BYLEX"):
-			by = rangeLex
-		case by == rangeAuto && is(args[j], "BYSCORE"):
-			by = rangeScore
-		default:
-			return errSyntax
-		}
-	}
-	if by == rangeAuto {
-		by = rangeRank
-	}
-	// Redis tells "no LIMIT" by a count of -1, so LIMIT x -1 passes here.
-	if limit != -1 && by == rangeRank {
-		return errLimitNeedsBy
-	}
-	if withScores && by == rangeLex {
-		return errWithScoresByLex
-	}
-	sp := types.ZRangeSpec{Rev: dir == dirReverse, Offset: offset, Limit: limit}
-	if sp.Rev && by != rangeRank {
-		minIdx, maxIdx = maxIdx, minIdx // given as max, min
-	}
-	switch by {
-	case rangeRank:
-		sp.By = types.ByRank
-		var err error
-		if sp.Start, err = parseInt(args[minIdx]); err != nil {
-			return err
-		}
-		if sp.Stop, err = parseInt(args[maxIdx]); err != nil {
-			return err
-		}
-	case rangeScore:
-		sp.By = types.ByScore
-		var ok bool
-		if sp.Score, ok = types.ParseScoreRange(args[minIdx], args[maxIdx]); !ok {
-			return errMinMaxNotFloat
-		}
-	case rangeLex:
-		sp.By = types.ByLex
-		var ok bool
-		if sp.Lex, ok = types.ParseLexRange(args[minIdx], args[maxIdx]); !ok {
-			return errMinMaxNotLex
-		}
+	sp, withScores, err := parseZRange(args, keyIdx, store, by, dir)
+	if err != nil {
+		return err
 	}
 	if store {
 		n, err := c.DB.ZRangeStore(args[1], args[keyIdx], sp)
@@ -287,6 +228,87 @@ func zrangeGeneric(c *Ctx, args [][]byte, keyIdx int, store bool, by rangeBy, di
 	}
 	c.writeElems(elems, shapeFor(withScores))
 	return nil
+}
+
+// parseZRange parses the range and options of zrangeGeneric's commands.
+func parseZRange(args [][]byte, keyIdx int, store bool, by rangeBy, dir rangeDir) (sp types.ZRangeSpec, withScores bool, err error) {
+	minIdx, maxIdx := keyIdx+1, keyIdx+2
+	offset, limit := int64(0), int64(-1)
+	for j := keyIdx + 3; j < len(args); j++ {
+		switch {
+		case !store && is(args[j], "WITHSCORES"):
+			withScores = true
+		case is(args[j], "LIMIT") && len(args)-j-1 >= 2:
+			if offset, err = parseInt(args[j+1]); err != nil {
+				return sp, false, err
+			}
+			if limit, err = parseInt(args[j+2]); err != nil {
+				return sp, false, err
+			}
+			j += 2
+		case dir == dirAuto && is(args[j], "REV"):
+			dir = dirReverse
+		case by == rangeAuto && is(args[j], "BYLEX"):
+			by = rangeLex
+		case by == rangeAuto && is(args[j], "BYSCORE"):
+			by = rangeScore
+		default:
+			return sp, false, errSyntax
+		}
+	}
+	if by == rangeAuto {
+		by = rangeRank
+	}
+	// Redis tells "no LIMIT" by a count of -1, so LIMIT x -1 passes here.
+	if limit != -1 && by == rangeRank {
+		return sp, false, errLimitNeedsBy
+	}
+	if withScores && by == rangeLex {
+		return sp, false, errWithScoresByLex
+	}
+	sp = types.ZRangeSpec{Rev: dir == dirReverse, Offset: offset, Limit: limit}
+	if sp.Rev && by != rangeRank {
+		minIdx, maxIdx = maxIdx, minIdx // given as max, min
+	}
+	switch by {
+	case rangeRank:
+		sp.By = types.ByRank
+		if sp.Start, err = parseInt(args[minIdx]); err != nil {
+			return sp, false, err
+		}
+		if sp.Stop, err = parseInt(args[maxIdx]); err != nil {
+			return sp, false, err
+		}
+	case rangeScore:
+		sp.By = types.ByScore
+		var ok bool
+		if sp.Score, ok = types.ParseScoreRange(args[minIdx], args[maxIdx]); !ok {
+			return sp, false, errMinMaxNotFloat
+		}
+	case rangeLex:
+		sp.By = types.ByLex
+		var ok bool
+		if sp.Lex, ok = types.ParseLexRange(args[minIdx], args[maxIdx]); !ok {
+			return sp, false, errMinMaxNotLex
+		}
+	}
+	return sp, withScores, nil
+}
+
+// zrangeBounded is the groupedIf of a range command that zrangeGeneric
+// serves with by and dir (not ZRANGESTORE, a write): whether a call's
+// arguments bound its walk to what a read walks under its key's lock,
+// whatever the zset's size (types.ZRangeSpec.WalksAtMost). ZRANGE 0 9 and
+// ZRANGEBYSCORE with a LIMIT are; ZRANGE 0 -1 is not. Arguments that do
+// not parse are, since their error reply is as cheap as any.
+func zrangeBounded(by rangeBy, dir rangeDir) func(args [][]byte) bool {
+	return func(args [][]byte) bool {
+		if len(args) < 4 {
+			return true // the arity error
+		}
+		sp, _, err := parseZRange(args, 1, false, by, dir)
+		return err != nil || sp.WalksAtMost(types.WalkLockedUpTo)
+	}
 }
 
 // ZRANGE key start stop [BYSCORE|BYLEX] [REV] [LIMIT offset count] [WITHSCORES]
@@ -722,19 +744,19 @@ var zsetCommands = []Command{
 		doc("Count the members in a sorted set with scores within the given values", "2.0.0", "sorted-set", "O(log(N)) with N being the number of elements in the sorted set.", "key min max"),
 	cmd("zlexcount", 4, ReadOnly|Fast, 1, 1, 1, cmdZLexCount).keyFlags(KeyRO|KeyAccess).
 		doc("Count the number of members in a sorted set between a given lexicographical range", "2.8.9", "sorted-set", "O(log(N)) with N being the number of elements in the sorted set.", "key min max"),
-	cmd("zrange", -4, ReadOnly, 1, 1, 1, cmdZRange).keyFlags(KeyRO|KeyAccess).
+	cmd("zrange", -4, ReadOnly, 1, 1, 1, cmdZRange).groupedIf(zrangeBounded(rangeAuto, dirAuto)).keyFlags(KeyRO|KeyAccess).
 		doc("Return a range of members in a sorted set", "1.2.0", "sorted-set", "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements returned.", "key start stop [BYSCORE|BYLEX] [REV] [LIMIT offset count] [WITHSCORES]"),
 	cmd("zrangestore", -5, Write|DenyOOM, 1, 2, 1, cmdZRangeStore).keyFlags(KeyOW|KeyUpdate, KeyRO|KeyAccess).
 		doc("Store a range of members from sorted set into another key", "6.2.0", "sorted-set", "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements stored into the destination key.", "dst src min max [BYSCORE|BYLEX] [REV] [LIMIT offset count]"),
-	cmd("zrevrange", -4, ReadOnly, 1, 1, 1, cmdZRevRange).keyFlags(KeyRO|KeyAccess).
+	cmd("zrevrange", -4, ReadOnly, 1, 1, 1, cmdZRevRange).groupedIf(zrangeBounded(rangeRank, dirReverse)).keyFlags(KeyRO|KeyAccess).
 		doc("Return a range of members in a sorted set, by index, with scores ordered from high to low", "1.2.0", "sorted-set", "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements returned.", "key start stop [WITHSCORES]"),
-	cmd("zrangebyscore", -4, ReadOnly, 1, 1, 1, cmdZRangeByScore).keyFlags(KeyRO|KeyAccess).
+	cmd("zrangebyscore", -4, ReadOnly, 1, 1, 1, cmdZRangeByScore).groupedIf(zrangeBounded(rangeScore, dirForward)).keyFlags(KeyRO|KeyAccess).
 		doc("Return a range of members in a sorted set, by score", "1.0.5", "sorted-set", "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements being returned. If M is constant (e.g. always asking for the first 10 elements with LIMIT), you can consider it O(log(N)).", "key min max [WITHSCORES] [LIMIT offset count]"),
-	cmd("zrevrangebyscore", -4, ReadOnly, 1, 1, 1, cmdZRevRangeByScore).keyFlags(KeyRO|KeyAccess).
+	cmd("zrevrangebyscore", -4, ReadOnly, 1, 1, 1, cmdZRevRangeByScore).groupedIf(zrangeBounded(rangeScore, dirReverse)).keyFlags(KeyRO|KeyAccess).
 		doc("Return a range of members in a sorted set, by score, with scores ordered from high to low", "2.2.0", "sorted-set", "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements being returned. If M is constant (e.g. always asking for the first 10 elements with LIMIT), you can consider it O(log(N)).", "key max min [WITHSCORES] [LIMIT offset count]"),
-	cmd("zrangebylex", -4, ReadOnly, 1, 1, 1, cmdZRangeByLex).keyFlags(KeyRO|KeyAccess).
+	cmd("zrangebylex", -4, ReadOnly, 1, 1, 1, cmdZRangeByLex).groupedIf(zrangeBounded(rangeLex, dirForward)).keyFlags(KeyRO|KeyAccess).
 		doc("Return a range of members in a sorted set, by lexicographical range", "2.8.9", "sorted-set", "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements being returned. If M is constant (e.g. always asking for the first 10 elements with LIMIT), you can consider it O(log(N)).", "key min max [LIMIT offset count]"),
-	cmd("zrevrangebylex", -4, ReadOnly, 1, 1, 1, cmdZRevRangeByLex).keyFlags(KeyRO|KeyAccess).
+	cmd("zrevrangebylex", -4, ReadOnly, 1, 1, 1, cmdZRevRangeByLex).groupedIf(zrangeBounded(rangeLex, dirReverse)).keyFlags(KeyRO|KeyAccess).
 		doc("Return a range of members in a sorted set, by lexicographical range, ordered from higher to lower strings.", "2.8.9", "sorted-set", "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements being returned. If M is constant (e.g. always asking for the first 10 elements with LIMIT), you can consider it O(log(N)).", "key max min [LIMIT offset count]"),
 	cmd("zrank", 3, ReadOnly|Fast, 1, 1, 1, cmdZRank).keyFlags(KeyRO|KeyAccess).
 		doc("Determine the index of a member in a sorted set", "2.0.0", "sorted-set", "O(log(N))", "key member"),

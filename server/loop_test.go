@@ -387,6 +387,31 @@ func TestEventLoopRunsBoundedLRange(t *testing.T) {
 	}
 }
 
+// ZRANGE and the other range reads of a sorted set stay on the loop when
+// their arguments bound the walk (ZRANGE 0 9, a LIMIT), and hand the
+// connection over when they do not.
+func TestEventLoopRunsBoundedZRange(t *testing.T) {
+	s, admin := startAdminServer(t, withLoops(1))
+	lc := dialLoop(t, s)
+	io.WriteString(lc, multibulk("ZADD", "z", "1", "a", "2", "b", "3", "c")+
+		multibulk("ZRANGE", "z", "0", "1")+multibulk("ZREVRANGE", "z", "-1", "-1")+
+		multibulk("ZRANGEBYSCORE", "z", "2", "+inf", "LIMIT", "0", "5")+
+		multibulk("ZRANGE", "z", "+", "-", "BYLEX", "REV", "LIMIT", "0", "1"))
+	if got := lc.replies(t, 7); fmt.Sprint(got) != "[:3 $1 a $1 b $1 a $1 b $1 c $1 c]" {
+		t.Fatalf("got %q", got)
+	}
+	if got := infoField(t, admin, "io_loop_clients"); got != "1" {
+		t.Fatalf("io_loop_clients %s after bounded ZRANGEs; want 1", got)
+	}
+	io.WriteString(lc, multibulk("ZRANGE", "z", "0", "-1"))
+	if got := lc.replies(t, 3); fmt.Sprint(got) != "[$1 a $1 b $1 c]" {
+		t.Fatalf("got %q", got)
+	}
+	if got := infoField(t, admin, "io_loop_clients"); got != "0" {
+		t.Errorf("io_loop_clients %s after ZRANGE 0 -1; want 0", got)
+	}
+}
+
 // A replica's full sync swaps the store's files only while no loop is in
 // a turn, which holds the store for the writes it queued as well as for
 // its commands.

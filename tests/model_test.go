@@ -100,7 +100,25 @@ const modelScriptEvery = 10
 // script's own writes, not yet committed. The typed ones have their type
 // in modelCmdType.
 var modelReads = []string{"TYPE", "EXISTS", "DBSIZE", "GET", "STRLEN", "HGET", "HLEN", "HGETALL", "LLEN", "LINDEX", "LRANGE",
-	"SISMEMBER", "SCARD", "ZSCORE", "ZCARD", "LCS", "XLEN", "XRANGE"}
+	"SISMEMBER", "SCARD", "ZSCORE", "ZCARD", "ZRANGE", "LCS", "XLEN", "XRANGE"}
+
+// indexRange is what LRANGE and ZRANGE reply for the elements in order and
+// the start and stop indexes given, as Redis counts them.
+func indexRange(elems []string, startArg, stopArg string) any {
+	start, _ := strconv.Atoi(startArg)
+	stop, _ := strconv.Atoi(stopArg)
+	if start < 0 {
+		start += len(elems)
+	}
+	if stop < 0 {
+		stop += len(elems)
+	}
+	start, stop = max(start, 0), min(stop, len(elems)-1)
+	if start > stop {
+		return []any{}
+	}
+	return slices.Clone(elems[start : stop+1])
+}
 
 // modelOp is one step of a model run.
 type modelOp struct {
@@ -448,7 +466,7 @@ var modelCmdType = map[string]string{
 	"ZADD": "zset", "ZREM": "zset", "ZINCRBY": "zset", "GEOADD": "zset",
 	"ZPOPMIN": "zset", "ZPOPMAX": "zset", "ZREMRANGEBYSCORE": "zset",
 	"GET": "string", "STRLEN": "string", "HGET": "hash", "HLEN": "hash", "HGETALL": "hash", "LLEN": "list", "LINDEX": "list", "LRANGE": "list",
-	"SISMEMBER": "set", "SCARD": "set", "ZSCORE": "zset", "ZCARD": "zset",
+	"SISMEMBER": "set", "SCARD": "set", "ZSCORE": "zset", "ZCARD": "zset", "ZRANGE": "zset",
 	"LCS":  "string",
 	"XADD": "stream", "XDEL": "stream", "XTRIM": "stream", "XLEN": "stream", "XRANGE": "stream",
 }
@@ -624,19 +642,19 @@ func (m *model) apply(op modelOp) any {
 		if v == nil {
 			return []any{}
 		}
-		start, _ := strconv.Atoi(a[2])
-		stop, _ := strconv.Atoi(a[3])
-		if start < 0 {
-			start += len(v.list)
-		}
-		if stop < 0 {
-			stop += len(v.list)
-		}
-		start, stop = max(start, 0), min(stop, len(v.list)-1)
-		if start > stop {
+		return indexRange(v.list, a[2], a[3])
+	case "ZRANGE":
+		if v == nil {
 			return []any{}
 		}
-		return slices.Clone(v.list[start : stop+1])
+		members := slices.Collect(maps.Keys(v.zset))
+		slices.SortFunc(members, func(x, y string) int {
+			if c := cmp.Compare(v.zset[x], v.zset[y]); c != 0 {
+				return c
+			}
+			return strings.Compare(x, y)
+		})
+		return indexRange(members, a[2], a[3])
 	case "HLEN", "LLEN", "SCARD", "ZCARD":
 		if v == nil {
 			return int64(0)
@@ -1148,9 +1166,10 @@ func (g *opGen) read(key, typ string) []string {
 		return []string{name, key, modelFields[s.IntN(len(modelFields))]}
 	case "LINDEX":
 		return []string{name, key, strconv.Itoa(s.IntN(5) - 2)}
-	case "LRANGE":
+	case "LRANGE", "ZRANGE":
 		// 0 -1 runs alone; the others, bounded, join pipeline groups and
-		// run on event loops (cmd_list.go, lrangeBounded).
+		// run on event loops (cmd_list.go, lrangeBounded; cmd_zset.go,
+		// zrangeBounded).
 		span := [][2]string{{"0", "-1"}, {"0", "1"}, {"-2", "-1"}, {"1", "3"}, {"2", "0"}}[s.IntN(5)]
 		return []string{name, key, span[0], span[1]}
 	case "LCS":

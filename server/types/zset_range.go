@@ -289,6 +289,23 @@ func (sp ZRangeSpec) walkLength(size uint64) uint64 {
 	return min(size, uint64(sp.Offset)+uint64(sp.Limit)+2)
 }
 
+// WalksAtMost reports whether a walk of sp reads at most n live elements
+// whatever the zset's size (walkLength): by rank, for indexes counted from
+// the same end, up to n from it; by score or lex, with a LIMIT whose offset
+// and count add up to at most n (less the two ends ByLex reads).
+func (sp ZRangeSpec) WalksAtMost(n uint64) bool {
+	switch {
+	case sp.By == ByRank && sp.Start >= 0 && sp.Stop >= 0:
+		return uint64(sp.Stop) < n
+	case sp.By == ByRank && sp.Start < 0 && sp.Stop < 0:
+		return uint64(-(sp.Start + 1)) < n // -Start, without MinInt64's overflow
+	case sp.By == ByRank:
+		return false
+	}
+	return sp.Offset >= 0 && sp.Limit >= 0 && uint64(sp.Offset) <= n && uint64(sp.Limit) <= n &&
+		uint64(sp.Offset)+uint64(sp.Limit)+2 <= n
+}
+
 // zcollect returns the elements of the live zset ks that sp selects, in
 // reply order, copied out of the walk.
 func (d *DB) zcollect(ks *keyState, sp ZRangeSpec) ([]ScoreMember, error) {
