@@ -98,7 +98,9 @@ func (r *listRuns) shard(id runID) *runShard {
 }
 
 // written drops the run that key, a sub-key just written or deleted,
-// falls in, if key has a list key's shape.
+// falls in, if key has a list key's shape. The caller has changed key's
+// own entry first, so a reader that took the shard's epoch before the drop
+// fills nothing, and one that takes it after finds the new entry.
 func (r *listRuns) written(key []byte) {
 	if r == nil || len(key) != subkey.ListKeyLen {
 		return
@@ -148,73 +150,50 @@ func (r *listRuns) peekList(c *recordCache, uid, from, to uint64, reverse bool, 
 	var key [subkey.ListKeyLen]byte
 	for from < to {
 		// The block of the next index to serve, and the indexes of the
-		// range in it.
+		// range in it, [lo, hi): hi is past the block's last index, not
+		// the next block's first, which overflows for the last block.
 		next := from
 		if reverse {
 			next = to - 1
 		}
 		id := runID{uid, next / runSlots}
-		// The block's last index, not the next block's first, which
-		// overflows for the last block.
 		lo, hi := max(from, id.block*runSlots), min(to-1, id.block*runSlots+runSlots-1)+1
 		sh := r.shard(id)
 		sh.mu.Lock()
 		run, epoch := sh.runs[id], sh.epoch
-		var fromRun uint64
-		for ; lo+fromRun < hi; fromRun++ {
-			i := lo + fromRun
-			if reverse {
-				i = hi - 1 - fromRun
+		n := eachIndex(lo, hi, reverse, func(i uint64) bool {
+			if run == nil || run.present&(1<<(i%runSlots)) == 0 {
+				return false
 			}
-			slot := i % runSlots
-			if run == nil || run.present&(1<<slot) == 0 {
-				break
-			}
-			fn(run.val(slot))
-		}
+			fn(run.val(i % runSlots))
+			return true
+		})
 		sh.mu.Unlock()
-		if fromRun > 0 {
-			served += fromRun
-			c.hits.Add(fromRun)
+		if n > 0 {
+			c.hits.Add(n)
 		}
-		if reverse {
-			hi -= fromRun
-		} else {
-			lo += fromRun
-		}
-		if lo == hi {
+		if n < hi-lo {
+			// The rest of the block from the sub-key cache, one element
+			// at a time; what it had joins the run.
+			restLo, restHi := lo+n, hi
 			if reverse {
-				to = hi
-			} else {
-				from = lo
+				restLo, restHi = lo, hi-n
 			}
-			continue
-		}
-		// The rest of the block from the sub-key cache, one element at a
-		// time; what it had joins the run.
-		fill := &listRun{}
-		var got uint64
-		for ; lo+got < hi; got++ {
-			i := lo + got
-			if reverse {
-				i = hi - 1 - got
-			}
-			slot := i % runSlots
-			ok := c.peek(subkey.AppendListKey(key[:0], uid, i), func(val []byte) {
-				fill.add(slot, val)
-				fn(val)
+			fill := &listRun{}
+			got := eachIndex(restLo, restHi, reverse, func(i uint64) bool {
+				return c.peek(subkey.AppendListKey(key[:0], uid, i), func(val []byte) {
+					fill.add(i%runSlots, val)
+					fn(val)
+				})
 			})
-			if !ok {
-				break
+			if got > 0 {
+				r.fill(sh, id, epoch, run, fill)
+			}
+			if n += got; n < hi-lo {
+				return served + n // the sub-key cache lacks the next one
 			}
 		}
-		served += got
-		if got > 0 {
-			r.fill(sh, id, epoch, run, fill)
-		}
-		if lo+got < hi {
-			return served // the sub-key cache lacks the next one
-		}
+		served += n
 		if reverse {
 			to = lo
 		} else {
@@ -229,17 +208,26 @@ func (r *listRuns) peekList(c *recordCache, uid, from, to uint64, reverse bool, 
 // many peek served.
 func peekEach(uid, from, to uint64, reverse bool, peek func(key []byte) bool) uint64 {
 	var key [subkey.ListKeyLen]byte
-	var served uint64
-	for ; from+served < to; served++ {
-		i := from + served
+	return eachIndex(from, to, reverse, func(i uint64) bool {
+		return peek(subkey.AppendListKey(key[:0], uid, i))
+	})
+}
+
+// eachIndex calls fn with the indexes [from, to), the first one on
+// (reverse: the last one down), until fn returns false, and returns how
+// many it returned true for.
+func eachIndex(from, to uint64, reverse bool, fn func(i uint64) bool) uint64 {
+	var n uint64
+	for ; from+n < to; n++ {
+		i := from + n
 		if reverse {
-			i = to - 1 - served
+			i = to - 1 - n
 		}
-		if !peek(subkey.AppendListKey(key[:0], uid, i)) {
+		if !fn(i) {
 			break
 		}
 	}
-	return served
+	return n
 }
 
 // fill caches the elements of add, with those of run (what the shard held
