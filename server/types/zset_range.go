@@ -292,7 +292,7 @@ func (sp ZRangeSpec) walkLength(size uint64) uint64 {
 // WalksAtMost reports whether a walk of sp reads at most n live elements
 // whatever the zset's size (walkLength): by rank, for indexes counted from
 // the same end, up to n from it; by score or lex, with a LIMIT whose offset
-// and count add up to at most n (less the two ends ByLex reads).
+// and count add up to at most n-2 (walkLength counts two more).
 func (sp ZRangeSpec) WalksAtMost(n uint64) bool {
 	switch {
 	case sp.By == ByRank && sp.Start >= 0 && sp.Stop >= 0:
