@@ -4,9 +4,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/shaledb/shale/server/store"
 	"github.com/shaledb/shale/server/store/storetest"
@@ -333,5 +335,87 @@ func TestCacheBigGroupRollback(t *testing.T) {
 	// there: the failed command's records were not dropped from it.
 	if hits := st.CacheStats(store.CFSubkey).Hits - before.Hits; hits < 4096 {
 		t.Fatalf("%d hits reading the kept records, want at least 4096", hits)
+	}
+}
+
+// TestListRunsNeverStale races readers of lists' elements (PeekList, which
+// fills and serves runs of them) with writers that overwrite the elements
+// one by one with rising versions: once a write is acknowledged, no read
+// may return an older version of its element, from a run or otherwise.
+func TestListRunsNeverStale(t *testing.T) {
+	cfg := storetest.Config(t)
+	cfg.Storage.SubkeyCacheBytes = 1 << 20
+	st := storetest.Open(t, &cfg)
+	const lists, elems, versions = 4, 128, 40
+	var acked [lists][elems]atomic.Uint64
+	var maxRuns atomic.Int64
+
+	var writers, readers sync.WaitGroup
+	stop := make(chan struct{})
+	for l := range lists {
+		writers.Add(1)
+		go func() {
+			defer writers.Done()
+			for v := uint64(1); v <= versions; v++ {
+				for i := range uint64(elems) {
+					b := st.NewBatch()
+					b.Put(store.CFSubkey, subkey.AppendListKey(nil, uint64(l+1), i), binary.BigEndian.AppendUint64(nil, v))
+					err := st.Write(b)
+					b.Release()
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					acked[l][i].Store(v)
+				}
+				time.Sleep(200 * time.Microsecond) // a quiet spell, for runs to fill
+			}
+		}()
+	}
+	for r := range 4 {
+		readers.Add(1)
+		go func() {
+			defer readers.Done()
+			rng := rand.New(rand.NewPCG(uint64(r), 7))
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				l := rng.IntN(lists)
+				from := rng.Uint64N(elems)
+				to := from + 1 + rng.Uint64N(elems-from)
+				reverse := rng.IntN(2) == 0
+				var floors [elems]uint64
+				for i := from; i < to; i++ {
+					floors[i] = acked[l][i].Load()
+				}
+				i, step := from, uint64(1)
+				if reverse {
+					i, step = to-1, ^uint64(0) // -1
+				}
+				var bad error
+				st.PeekList(uint64(l+1), from, to, reverse, func(val []byte) {
+					if v := binary.BigEndian.Uint64(val); v < floors[i] && bad == nil {
+						bad = fmt.Errorf("list %d index %d: version %d, after %d was acknowledged", l, i, v, floors[i])
+					}
+					i += step
+				})
+				if bad != nil {
+					t.Error(bad)
+					return
+				}
+				if n := st.CacheStats(store.CFSubkey).Runs; n > maxRuns.Load() {
+					maxRuns.Store(n)
+				}
+			}
+		}()
+	}
+	writers.Wait()
+	close(stop)
+	readers.Wait()
+	if maxRuns.Load() == 0 {
+		t.Fatal("no run was ever cached: the race did not test them")
 	}
 }
