@@ -1,7 +1,6 @@
 package store
 
 import (
-	"encoding/binary"
 	"hash/maphash"
 	"sync"
 
@@ -91,10 +90,7 @@ func newListRuns(maxBytes int64) *listRuns {
 }
 
 func (r *listRuns) shard(id runID) *runShard {
-	var b [16]byte
-	binary.LittleEndian.PutUint64(b[:8], id.uid)
-	binary.LittleEndian.PutUint64(b[8:], id.block)
-	return &r.shards[maphash.Bytes(r.seed, b[:])&(runShards-1)]
+	return &r.shards[maphash.Comparable(r.seed, id)&(runShards-1)]
 }
 
 // written drops the run that key, a sub-key just written or deleted,

@@ -309,7 +309,7 @@ func (r overlayReader) PeekList(uid, from, to uint64, reverse bool, fn func(val 
 			}
 			return found
 		}
-		return r.s.PeekCached(CFSubkey, key, fn)
+		return r.s.peekCached(CFSubkey, key, fn)
 	})
 }
 

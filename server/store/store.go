@@ -235,12 +235,12 @@ func (s *Store) read(cf CF, key []byte, head bool) (val []byte, whole, found boo
 	return val, true, found, err
 }
 
-// PeekCached calls fn with key's record in cf when cf's record cache holds
+// peekCached calls fn with key's record in cf when cf's record cache holds
 // it, without reading RocksDB, and says whether it did; fn runs under the
 // cache's lock and must copy what it keeps. The cache holds the newest
 // state, so a caller that needs it to agree with other reads holds the
 // key's lock, as for Get.
-func (s *Store) PeekCached(cf CF, key []byte, fn func(val []byte)) bool {
+func (s *Store) peekCached(cf CF, key []byte, fn func(val []byte)) bool {
 	c := s.cache(cf)
 	return c != nil && c.peek(key, fn)
 }
@@ -249,7 +249,7 @@ func (s *Store) PeekCached(cf CF, key []byte, fn func(val []byte)) bool {
 // the first one on (reverse: the last one down), as long as the sub-key
 // cache holds them, without reading RocksDB, and returns how many it
 // served. fn runs under the cache's lock and must copy what it keeps. As
-// for PeekCached, the caller holds the list's lock.
+// for Get, the caller holds the list's lock.
 func (s *Store) PeekList(uid, from, to uint64, reverse bool, fn func(val []byte)) uint64 {
 	c := s.cache(CFSubkey)
 	switch {
