@@ -179,6 +179,7 @@ func infoClients(s *Server, w *infoWriter) {
 	w.int("io_loops", int64(s.loops.count))
 	w.int("io_loop_clients", s.loops.clients.Load())
 	w.int("io_loop_handoffs", s.loops.handoffs.Load())
+	w.int("io_loop_lander_writes", s.loops.landerJobs.Load())
 }
 
 // memoryFigures is what INFO memory and /metrics report about memory

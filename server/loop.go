@@ -44,7 +44,9 @@ import (
 // pipeline on one key) ends the group so, and runs in the next turn. A
 // loop must not wait for anything while a write it queued is unled, since
 // another client may wait for that write: before it waits for a lock or
-// writes on its own, it lands its writes first (land).
+// writes on its own, it lands its writes first (land). A turn of pipelines
+// hands the writes it queued so far to the loop's lander goroutine while
+// it serves the rest (loop_lander.go).
 type eventLoop struct {
 	s      *Server
 	epfd   int
@@ -64,6 +66,12 @@ type eventLoop struct {
 	again   []*loopConn // connections with commands left once landed
 	dirty   []*loopConn // connections with replies to send
 	buf     []byte      // socket reads
+	// The lander (loop_lander.go): pending[:launched] are landed or
+	// handed to it; unlaunched counts the commands of the rest.
+	launched, unlaunched int
+	landing              bool    // the lander holds job
+	job                  landJob // the one job, reused
+	landerIn, landerOut  chan *landJob
 	// storeUse holds the store for the whole turn (storeGate), the writes
 	// queued in it included: a full sync's swap waits for the turn's end.
 	storeUse atomic.Int64
@@ -75,6 +83,8 @@ type loopStats struct {
 	count    int          // loops serving (server.io_loops)
 	clients  atomic.Int64 // clients a loop serves now
 	handoffs atomic.Int64 // connections handed to goroutines since start
+	// landerJobs counts the writes loops handed to their landers.
+	landerJobs atomic.Int64
 }
 
 // submitted is a connection's group whose write the loop awaits.
@@ -324,6 +334,9 @@ func (l *eventLoop) run() {
 		unix.Close(l.wakefd)
 		l.mu.Unlock()
 	}()
+	l.landerIn, l.landerOut = make(chan *landJob, 1), make(chan *landJob, 1)
+	go l.lander()
+	defer close(l.landerIn)
 	events := make([]unix.EpollEvent, 256)
 	var again, closed []*loopConn
 	var drain [8]byte
@@ -358,12 +371,18 @@ func (l *eventLoop) run() {
 			l.mu.Unlock()
 			if lc != nil {
 				l.serve(lc, true)
+				if i+1 < n {
+					l.launchWrites()
+				}
 			}
 		}
 		again, l.again = l.again, again[:0]
-		for _, lc := range again {
+		for i, lc := range again {
 			lc.again = false
 			l.serve(lc, false)
+			if i+1 < len(again) {
+				l.launchWrites()
+			}
 		}
 		clear(again)
 		l.land()
@@ -650,6 +669,7 @@ func (lc *loopConn) submit(s *Server, c *Client) {
 	}
 	lc.waiting = true
 	lc.loop.pending = append(lc.loop.pending, submitted{lc: lc, n: n, start: start, wait: wait})
+	lc.loop.unlaunched += n
 }
 
 // land awaits the writes the loop queued, leading them. Their groups are
@@ -657,11 +677,13 @@ func (lc *loopConn) submit(s *Server, c *Client) {
 // ready may take locks, which the group of the command running now may
 // hold.
 func (l *eventLoop) land() {
+	l.collect(true)
 	for i := range l.pending {
 		if g := &l.pending[i]; !g.done {
 			g.err, g.done = g.wait(), true
 		}
 	}
+	l.launched, l.unlaunched = len(l.pending), 0
 }
 
 // finish finishes the landed groups, whose replies may now be sent.
@@ -679,6 +701,7 @@ func (l *eventLoop) finish() {
 	}
 	clear(l.pending)
 	l.pending = l.pending[:0]
+	l.launched, l.unlaunched = 0, 0
 }
 
 // serveAgain has the next turn serve lc, without waiting for its socket.

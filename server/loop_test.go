@@ -5,7 +5,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -427,4 +429,232 @@ func TestEventLoopTurnHoldsTheStore(t *testing.T) {
 	if !inUse {
 		t.Error("the store is not in use while a loop's turn holds it")
 	}
+}
+
+// A turn of pipelines hands the writes it queued to the loop's lander
+// while it serves the rest: every write lands once, the increments of a
+// key that the lander's writes and the loop's share count up without a
+// gap, and every value set reads back.
+func TestEventLoopLanderLandsPipelines(t *testing.T) {
+	longTurnShares(t)
+	s, admin := startAdminServer(t, withLoops(1))
+	ctx := context.Background()
+	// Each pipeline is one group of 64 commands: 63 SETs of keys of its
+	// own, then an INCR of the shared key (a second one would end the
+	// group, see keyInOpenGroup).
+	const clients, sets = 16, 63
+	conns := make([]*loopClient, clients)
+	for i := range conns {
+		conns[i] = dialLoop(t, s)
+	}
+	var incrs []int
+	rounds := 0
+	for infoField(t, admin, "io_loop_lander_writes") == "0" {
+		if rounds++; rounds > 100 {
+			t.Fatal("no turn of 16 pipelines of 64 commands handed its writes to the lander")
+		}
+		// Every pipeline is sent before any reply is read, so that the
+		// loop finds several in one turn.
+		for i, lc := range conns {
+			var pipe strings.Builder
+			for j := range sets {
+				pipe.WriteString(multibulk("SET", fmt.Sprint("k:", i, ":", j), fmt.Sprint(rounds)))
+			}
+			pipe.WriteString(multibulk("INCR", "n"))
+			io.WriteString(lc, pipe.String())
+		}
+		for _, lc := range conns {
+			got := lc.replies(t, sets+1)
+			for _, r := range got[:sets] {
+				if r != "+OK" {
+					t.Fatalf("SET replied %q", r)
+				}
+			}
+			var v int
+			if _, err := fmt.Sscanf(got[sets], ":%d", &v); err != nil {
+				t.Fatalf("INCR replied %q", got[sets])
+			}
+			incrs = append(incrs, v)
+		}
+	}
+	slices.Sort(incrs)
+	for i, v := range incrs {
+		if v != i+1 {
+			t.Fatalf("INCR replies sorted: %d at %d; want each of 1..%d once", v, i, len(incrs))
+		}
+	}
+	if v := admin.Get(ctx, "n").Val(); v != fmt.Sprint(len(incrs)) {
+		t.Errorf("n = %s after %d INCRs", v, len(incrs))
+	}
+	for i := range clients {
+		for _, j := range []int{0, sets - 1} {
+			if v := admin.Get(ctx, fmt.Sprint("k:", i, ":", j)).Val(); v != fmt.Sprint(rounds) {
+				t.Errorf("k:%d:%d = %q, want %d", i, j, v, rounds)
+			}
+		}
+	}
+}
+
+// Pipelines of random commands from many loop connections, each on keys
+// of its own, while a goroutine's transactions increment a key the
+// pipelines increment too: every reply matches a model of the
+// connection's keys, and the shared key's increments count up without a
+// gap, whether their writes were landed by the loop or its lander.
+func TestEventLoopLanderModel(t *testing.T) {
+	longTurnShares(t)
+	s, admin := startAdminServer(t, withLoops(1))
+	ctx := context.Background()
+	// Keys enough that a pipeline's group seldom meets one of its own keys
+	// again, which would end it (keyInOpenGroup), so that turns queue
+	// enough commands for the lander. Two thirds of the clients, the first
+	// served, write strings only: with the invariants build tag, a write of
+	// a list or hash checks its size once written, which makes its group
+	// write at once, under its locks, and the loop land what it queued.
+	const clients, minRounds, keys = 24, 20, 256
+	seed := uint64(time.Now().UnixNano())
+	rng := rand.New(rand.NewPCG(seed, 22))
+	t.Logf("seed %d", seed)
+
+	var shared []int // values the shared key took, from every client
+	var sharedMu sync.Mutex
+	stop := make(chan struct{})
+	txnDone := make(chan struct{})
+	go func() { // a goroutine's client: MULTI hands it over for good
+		defer close(txnDone)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			var incr *redis.IntCmd
+			if _, err := admin.TxPipelined(ctx, func(p redis.Pipeliner) error {
+				incr = p.Incr(ctx, "shared")
+				return nil
+			}); err != nil {
+				t.Error(err)
+				return
+			}
+			sharedMu.Lock()
+			shared = append(shared, int(incr.Val()))
+			sharedMu.Unlock()
+		}
+	}()
+
+	type model struct {
+		str   map[string]string
+		lists map[string][]string
+		hash  map[string]map[string]string
+	}
+	conns := make([]*loopClient, clients)
+	models := make([]model, clients)
+	for i := range conns {
+		conns[i] = dialLoop(t, s)
+		models[i] = model{str: map[string]string{}, lists: map[string][]string{}, hash: map[string]map[string]string{}}
+	}
+	bulk := func(v string, ok bool) string {
+		if !ok {
+			return "$-1"
+		}
+		return fmt.Sprintf("$%d %s", len(v), v)
+	}
+	for r := 0; r < minRounds || infoField(t, admin, "io_loop_lander_writes") == "0"; r++ {
+		if r == 200 {
+			t.Fatal("no turn handed its writes to the lander")
+		}
+		want := make([][]string, clients)
+		for i, lc := range conns {
+			m := &models[i]
+			var pipe strings.Builder
+			for range 60 + rng.IntN(60) {
+				sk := fmt.Sprint("s:", i, ":", rng.IntN(keys))
+				lk, hk := fmt.Sprint("l:", i, ":", rng.IntN(keys)), fmt.Sprint("h:", i, ":", rng.IntN(keys))
+				v, f := fmt.Sprint(rng.IntN(1000)), fmt.Sprint("f", rng.IntN(5))
+				if m.hash[hk] == nil {
+					m.hash[hk] = map[string]string{}
+				}
+				var args []string
+				var reply string
+				op := rng.IntN(10)
+				if i < clients*2/3 && op >= 4 && op <= 8 {
+					op = 9 // strings only: see above
+				}
+				switch op {
+				case 0:
+					args, reply = []string{"SET", sk, v}, "+OK"
+					m.str[sk] = v
+				case 1:
+					got, ok := m.str[sk]
+					args, reply = []string{"GET", sk}, bulk(got, ok)
+				case 2:
+					m.str[sk] += v
+					args, reply = []string{"APPEND", sk, v}, fmt.Sprint(":", len(m.str[sk]))
+				case 3:
+					_, ok := m.str[sk]
+					delete(m.str, sk)
+					args, reply = []string{"DEL", sk}, map[bool]string{true: ":1", false: ":0"}[ok]
+				case 4:
+					m.lists[lk] = append([]string{v}, m.lists[lk]...)
+					args, reply = []string{"LPUSH", lk, v}, fmt.Sprint(":", len(m.lists[lk]))
+				case 5:
+					head, ok := "", len(m.lists[lk]) > 0
+					if ok {
+						head = m.lists[lk][0]
+					}
+					args, reply = []string{"LINDEX", lk, "0"}, bulk(head, ok)
+				case 6:
+					_, had := m.hash[hk][f]
+					m.hash[hk][f] = v
+					args, reply = []string{"HSET", hk, f, v}, map[bool]string{true: ":0", false: ":1"}[had]
+				case 7:
+					got, ok := m.hash[hk][f]
+					args, reply = []string{"HGET", hk, f}, bulk(got, ok)
+				case 8:
+					args, reply = []string{"HLEN", hk}, fmt.Sprint(":", len(m.hash[hk]))
+				case 9:
+					if rng.IntN(4) == 0 { // a quarter as often as the others
+						args, reply = []string{"INCR", "shared"}, "shared"
+					} else {
+						got, ok := m.str[sk]
+						args, reply = []string{"GET", sk}, bulk(got, ok)
+					}
+				}
+				pipe.WriteString(multibulk(args...))
+				want[i] = append(want[i], reply)
+			}
+			io.WriteString(lc, pipe.String())
+		}
+		for i, lc := range conns {
+			for k, got := range lc.replies(t, len(want[i])) {
+				if want[i][k] == "shared" {
+					var v int
+					if _, err := fmt.Sscanf(got, ":%d", &v); err != nil {
+						t.Fatalf("round %d client %d reply %d: INCR shared replied %q", r, i, k, got)
+					}
+					sharedMu.Lock()
+					shared = append(shared, v)
+					sharedMu.Unlock()
+				} else if got != want[i][k] {
+					t.Fatalf("round %d client %d reply %d: got %q, want %q", r, i, k, got, want[i][k])
+				}
+			}
+		}
+	}
+	close(stop)
+	<-txnDone
+	slices.Sort(shared)
+	for i, v := range shared {
+		if v != i+1 {
+			t.Fatalf("the shared key's values sorted: %d at %d; want each of 1..%d once", v, i, len(shared))
+		}
+	}
+}
+
+// longTurnShares lets a connection's commands run a whole second of a turn
+// for the test: under the race detector a command may take a millisecond,
+// and the share would end each connection's batch after one or two.
+func longTurnShares(t *testing.T) {
+	share := connTurnShare
+	t.Cleanup(func() { connTurnShare = share })
+	connTurnShare = time.Second
 }
