@@ -83,7 +83,8 @@ type loopStats struct {
 	count    int          // loops serving (server.io_loops)
 	clients  atomic.Int64 // clients a loop serves now
 	handoffs atomic.Int64 // connections handed to goroutines since start
-	// landerJobs counts the writes loops handed to their landers.
+	// landerJobs counts the runs of queued writes loops handed to their
+	// landers (INFO's io_loop_lander_writes).
 	landerJobs atomic.Int64
 }
 
