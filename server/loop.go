@@ -169,8 +169,7 @@ func (s *Server) startLoops(ln net.Listener, n int, handoff *handoffListener, do
 		l, err := newEventLoop(s)
 		if err != nil {
 			for _, made := range loops[:i] {
-				unix.Close(made.epfd)
-				unix.Close(made.wakefd)
+				made.closeFDs()
 			}
 			return err
 		}
@@ -217,6 +216,12 @@ func newEventLoop(s *Server) (*eventLoop, error) {
 		return nil, err
 	}
 	return &eventLoop{s: s, epfd: epfd, wakefd: wfd, conns: map[int32]*loopConn{}, buf: make([]byte, 64<<10)}, nil
+}
+
+// closeFDs closes the loop's epoll and wake-up descriptors.
+func (l *eventLoop) closeFDs() {
+	unix.Close(l.epfd)
+	unix.Close(l.wakefd)
 }
 
 // acceptLoops hands each new connection to a loop in turn, or to a
@@ -331,8 +336,7 @@ func (l *eventLoop) run() {
 	defer func() {
 		l.mu.Lock()
 		l.exited = true
-		unix.Close(l.epfd)
-		unix.Close(l.wakefd)
+		l.closeFDs()
 		l.mu.Unlock()
 	}()
 	l.landerIn, l.landerOut = make(chan *landJob, 1), make(chan *landJob, 1)
