@@ -105,6 +105,58 @@ func TestEarlyGroupsOneKey(t *testing.T) {
 	t.Log(fmt.Sprintf("%d of %d commits released their locks early", st.EarlyCommits(), writers*each))
 }
 
+// A transaction's reader peeks a list's elements as its batch leaves
+// them: the batch's own puts, the cache's elements beside them, and no
+// further than an element the batch deletes or that neither holds.
+func TestTxnPeekList(t *testing.T) {
+	st := storetest.Open(t, nil)
+	const uid = 9
+	elem := func(i uint64) []byte { return subkey.AppendListKey(nil, uid, i) }
+	b := st.NewBatch()
+	for i := range uint64(4) {
+		b.Put(store.CFSubkey, elem(i), []byte(fmt.Sprint("old", i)))
+	}
+	if err := st.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	peek := func(r store.Reader, from, to uint64, reverse bool) string {
+		var got []string
+		n := r.(store.CachePeeker).PeekList(uid, from, to, reverse, func(v []byte) { got = append(got, string(v)) })
+		if int(n) != len(got) {
+			t.Errorf("PeekList served %d, called fn %d times", n, len(got))
+		}
+		return strings.Join(got, " ")
+	}
+	g := st.BeginTxn(false, store.LockKey{Key: []byte("l")})
+	defer g.Abort()
+	if got := peek(g.Reader(), 0, 4, false); got != "old0 old1 old2 old3" {
+		t.Errorf("before the transaction writes: %q", got)
+	}
+	if err := g.Add(func(b *store.Batch) error {
+		b.Put(store.CFSubkey, elem(1), []byte("new1"))
+		b.Delete(store.CFSubkey, elem(2))
+		b.Put(store.CFSubkey, elem(4), []byte("new4"))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	r := g.Reader()
+	for _, c := range []struct {
+		from, to uint64
+		reverse  bool
+		want     string
+	}{
+		{0, 5, false, "old0 new1"}, // up to the deleted element
+		{0, 5, true, "new4 old3"},
+		{3, 5, false, "old3 new4"},
+		{4, 6, false, "new4"}, // index 5 is nowhere
+	} {
+		if got := peek(r, c.from, c.to, c.reverse); got != c.want {
+			t.Errorf("PeekList(%d, %d, reverse %v) = %q, want %q", c.from, c.to, c.reverse, got, c.want)
+		}
+	}
+}
+
 // An early group's reader serves a list's cached elements as the queued
 // writes leave them: an element a queued batch puts from the overlay, one
 // it deletes not at all (the walk stops there), and the others from the

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"slices"
 	"sort"
+
+	"github.com/shaledb/shale/subkey"
 )
 
 // pendingIndex lets a transaction read its own writes: the records of a
@@ -169,6 +171,32 @@ func (r *pendingReader) GetHead(cf CF, key []byte) ([]byte, bool, bool, error) {
 	}
 	val, found, err = r.base.Get(cf, key)
 	return val, true, found, err
+}
+
+// PeekList serves list uid's elements at [from, to) as the batch would
+// leave them, as Store.PeekList does: those the batch writes and those the
+// base's caches hold, up to the first it has neither of or the batch
+// deletes. A script's or a transaction's LRANGE of a list's head is then
+// served from the caches, as a lone command's is.
+func (r *pendingReader) PeekList(uid, from, to uint64, reverse bool, fn func(val []byte)) uint64 {
+	base, ok := r.base.(CachePeeker)
+	if !ok || r.x.catchUp(r.b) != nil {
+		return 0
+	}
+	if r.b.Len() == 0 {
+		return base.PeekList(uid, from, to, reverse, fn)
+	}
+	rep := r.b.rep.buf
+	var key [subkey.ListKeyLen]byte
+	return eachIndex(from, to, reverse, func(i uint64) bool {
+		if val, found, known := r.x.lookup(rep, CFSubkey, subkey.AppendListKey(key[:0], uid, i)); known {
+			if found {
+				fn(val)
+			}
+			return found
+		}
+		return base.PeekList(uid, i, i+1, false, fn) == 1
+	})
 }
 
 // batched is the record of key the batch writes, if it writes one (known).

@@ -31,6 +31,7 @@ type CachePeeker interface {
 var (
 	_ CachePeeker = (*Store)(nil)
 	_ CachePeeker = overlayReader{}
+	_ CachePeeker = (*pendingReader)(nil)
 	_ HeadReader  = (*Store)(nil)
 	_ HeadReader  = overlayReader{}
 	_ HeadReader  = (*pendingReader)(nil)
