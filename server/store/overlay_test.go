@@ -111,21 +111,9 @@ func TestEarlyGroupsOneKey(t *testing.T) {
 func TestTxnPeekList(t *testing.T) {
 	st := storetest.Open(t, nil)
 	const uid = 9
-	elem := func(i uint64) []byte { return subkey.AppendListKey(nil, uid, i) }
-	b := st.NewBatch()
-	for i := range uint64(4) {
-		b.Put(store.CFSubkey, elem(i), []byte(fmt.Sprint("old", i)))
-	}
-	if err := st.Write(b); err != nil {
-		t.Fatal(err)
-	}
+	elem := writeOldElements(t, st, uid, 4)
 	peek := func(r store.Reader, from, to uint64, reverse bool) string {
-		var got []string
-		n := r.(store.CachePeeker).PeekList(uid, from, to, reverse, func(v []byte) { got = append(got, string(v)) })
-		if int(n) != len(got) {
-			t.Errorf("PeekList served %d, called fn %d times", n, len(got))
-		}
-		return strings.Join(got, " ")
+		return peekList(t, r, uid, from, to, reverse)
 	}
 	g := st.BeginTxn(false, store.LockKey{Key: []byte("l")})
 	defer g.Abort()
@@ -164,21 +152,9 @@ func TestTxnPeekList(t *testing.T) {
 func TestOverlayPeekList(t *testing.T) {
 	st := storetest.Open(t, nil)
 	const uid = 7
-	elem := func(i uint64) []byte { return subkey.AppendListKey(nil, uid, i) }
-	b := st.NewBatch()
-	for i := range uint64(3) {
-		b.Put(store.CFSubkey, elem(i), []byte(fmt.Sprint("old", i)))
-	}
-	if err := st.Write(b); err != nil {
-		t.Fatal(err)
-	}
-	peek := func(r store.CachePeeker, from, to uint64, reverse bool) string {
-		var got []string
-		n := r.PeekList(uid, from, to, reverse, func(v []byte) { got = append(got, string(v)) })
-		if int(n) != len(got) {
-			t.Errorf("PeekList served %d, called fn %d times", n, len(got))
-		}
-		return strings.Join(got, " ")
+	elem := writeOldElements(t, st, uid, 3)
+	peek := func(r store.Reader, from, to uint64, reverse bool) string {
+		return peekList(t, r, uid, from, to, reverse)
 	}
 	if got := peek(st, 0, 3, false); got != "old0 old1 old2" {
 		t.Fatalf("the cache after the write: %q", got)
@@ -196,7 +172,7 @@ func TestOverlayPeekList(t *testing.T) {
 	if done {
 		t.Fatal("the group's write did not queue")
 	}
-	r := st.NewEarlyGroup().Reader().(store.CachePeeker)
+	r := st.NewEarlyGroup().Reader()
 	if got := peek(r, 0, 3, false) + " | " + peek(r, 0, 3, true) + " | " + peek(r, 2, 3, false); got != "new0 | old2 | old2" {
 		t.Errorf("through the overlay, with the write queued: %q", got)
 	}
@@ -206,4 +182,31 @@ func TestOverlayPeekList(t *testing.T) {
 	if got := peek(st, 0, 3, false) + " | " + peek(st, 0, 3, true); got != "new0 | old2" {
 		t.Errorf("the cache once it landed: %q", got)
 	}
+}
+
+// peekList is r's PeekList of list uid's [from, to), the elements it
+// served joined by spaces; r must be a store.CachePeeker.
+func peekList(t *testing.T, r store.Reader, uid, from, to uint64, reverse bool) string {
+	t.Helper()
+	var got []string
+	n := r.(store.CachePeeker).PeekList(uid, from, to, reverse, func(v []byte) { got = append(got, string(v)) })
+	if int(n) != len(got) {
+		t.Errorf("PeekList served %d, called fn %d times", n, len(got))
+	}
+	return strings.Join(got, " ")
+}
+
+// writeOldElements writes "old0", "old1"... at list uid's first n indexes,
+// and returns the key of an index of the list.
+func writeOldElements(t *testing.T, st *store.Store, uid, n uint64) func(i uint64) []byte {
+	t.Helper()
+	elem := func(i uint64) []byte { return subkey.AppendListKey(nil, uid, i) }
+	b := st.NewBatch()
+	for i := range n {
+		b.Put(store.CFSubkey, elem(i), []byte(fmt.Sprint("old", i)))
+	}
+	if err := st.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	return elem
 }
