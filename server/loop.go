@@ -41,12 +41,16 @@ import (
 // loop awaits the writes of its turn at the turn's end, leading them, so
 // that one RocksDB write carries the turn's groups, and only then sends
 // their replies. A command on a key its connection's open group holds (a
-// pipeline on one key) ends the group so, and runs in the next turn. A
-// loop must not wait for anything while a write it queued is unled, since
-// another client may wait for that write: before it waits for a lock or
-// writes on its own, it lands its writes first (land). A turn of pipelines
-// hands the writes it queued so far to the loop's lander goroutine while
-// it serves the rest (loop_lander.go).
+// pipeline on one key) ends the group so, and opens a group of its own in
+// the same turn, reading the queued one's records; each queued group's
+// replies, events and woken keys wait aside (groupState) until the turn's
+// end finishes the groups in order; a command of the connection that is
+// not grouped waits for the next turn. A loop must not wait for anything
+// while a write it queued is unled, since another client may wait for
+// that write: before it waits for a lock or writes on its own, it lands
+// its writes first (land). A turn of pipelines hands the writes it queued
+// so far to the loop's lander goroutine while it serves the rest
+// (loop_lander.go).
 type eventLoop struct {
 	s      *Server
 	epfd   int
@@ -96,6 +100,9 @@ type submitted struct {
 	wait  func() error
 	err   error
 	done  bool
+	// state is the group's replies, ready keys and events, set aside so
+	// that the connection's next group may run in the same turn.
+	state groupState
 }
 
 // loopConn is a connection an event loop serves. Its reply buffer is
@@ -115,7 +122,10 @@ type loopConn struct {
 	perr  resp.Error       // the guard's error, replied after the good commands
 
 	closing bool // close once its replies are sent
-	waiting bool // its group's write is in flight
+	waiting bool // groups it queued this turn are in flight
+	// shift is how far finish has moved the replies of the connection's
+	// groups not yet finished, by rewriting those of a failed one.
+	shift   int
 	missed  bool // epoll reported it while it waited
 	eof     bool // the client closed its side: close once its commands ran
 	isDirty bool
@@ -458,6 +468,14 @@ func (l *eventLoop) serve(lc *loopConn, read bool) {
 				return
 			}
 			row, ok := l.s.loopCommand(c, cmd.Args)
+			if lc.waiting && (!ok || row == nil || !row.grouped(cmd.Args)) {
+				// The connection has groups queued this turn: only
+				// grouped commands follow them before they land and
+				// finish; the others wait for the next turn.
+				lc.rest = cmds[i:]
+				yielded = true
+				break
+			}
 			if !ok {
 				l.handOff(lc, c, cmds[i:])
 				return
@@ -465,14 +483,10 @@ func (l *eventLoop) serve(lc *loopConn, read bool) {
 			if l.s.keyInOpenGroup(c, row, cmd.Args) {
 				// The command would end the open group on the spot, with
 				// a write the loop waits for (a pipeline on one key): end
-				// the group as a batch's end does, with the turn's other
-				// writes, and run the command once they landed.
+				// the group as a batch's end does, queued with the turn's
+				// other writes, and run the command in a group of its
+				// own, which reads the queued one's records (overlay.go).
 				l.endBatch(lc, c)
-				if lc.waiting {
-					lc.rest = cmds[i:]
-					yielded = true
-					break
-				}
 			}
 			lc.cmds = cmds[i+1:]
 			l.s.handle(lc, cmd)
@@ -673,7 +687,7 @@ func (lc *loopConn) submit(s *Server, c *Client) {
 		return
 	}
 	lc.waiting = true
-	lc.loop.pending = append(lc.loop.pending, submitted{lc: lc, n: n, start: start, wait: wait})
+	lc.loop.pending = append(lc.loop.pending, submitted{lc: lc, n: n, start: start, wait: wait, state: p.detach(c)})
 	lc.loop.unlaunched += n
 }
 
@@ -696,13 +710,20 @@ func (l *eventLoop) finish() {
 	for i := range l.pending {
 		g := &l.pending[i]
 		if c, _ := g.lc.ctx.(*Client); c != nil {
+			p := &c.pipe
+			p.attach(c, g.state, g.lc.shift)
+			before := bufferedLen(p.wr)
 			l.s.finishGroup(c, g.n, g.start, g.err)
+			g.lc.shift += bufferedLen(p.wr) - before
 		}
 		g.lc.waiting = false
 		l.markDirty(g.lc)
 		if g.lc.missed || g.lc.eof || g.lc.hasCommands() {
 			l.serveAgain(g.lc)
 		}
+	}
+	for i := range l.pending {
+		l.pending[i].lc.shift = 0
 	}
 	clear(l.pending)
 	l.pending = l.pending[:0]

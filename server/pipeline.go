@@ -87,6 +87,39 @@ func (p *pipelineGroup) joined(start int, wrote bool, call heldCall, events int)
 
 func (p *pipelineGroup) active() bool { return p.g != nil && p.g.Active() }
 
+// groupState is what a queued group leaves for its finish (finishGroup)
+// besides its write: where its replies lie, the keys it made ready or
+// found expired, and the client's events. An event loop sets it aside
+// when it queues the group (detach), so that the connection's next
+// command may open a group of its own in the same turn (a pipeline on one
+// key), and brings it back to finish the group (attach).
+type groupState struct {
+	mark    int
+	replies []groupReply
+	ready   []blockKey
+	expired []types.KeyFact
+	events  []keyEvent
+}
+
+// detach takes the group's state out of p and c, which start empty.
+func (p *pipelineGroup) detach(c *Client) groupState {
+	st := groupState{p.mark, p.replies, p.ready, p.expired, c.events}
+	p.replies, p.ready, p.expired, c.events = nil, nil, nil, nil
+	return st
+}
+
+// attach puts a detached group's state back, its replies shift bytes
+// further in the reply buffer (a failed group before it rewrote its own).
+// p and c hold no other group's.
+func (p *pipelineGroup) attach(c *Client, st groupState, shift int) {
+	for i := range st.replies {
+		st.replies[i].start += shift
+		st.replies[i].end += shift
+	}
+	p.mark = st.mark + shift
+	p.replies, p.ready, p.expired, c.events = st.replies, st.ready, st.expired, st.events
+}
+
 // groupDB returns the view of db that cmd must run on to join the
 // connection's group, or nil when it runs alone. Either way, an open group
 // that cmd cannot join is committed first.

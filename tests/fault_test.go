@@ -114,6 +114,30 @@ func TestFaultDiskFull(t *testing.T) {
 	if n, _ := strconv.Atoi(infoFields(other.Info(ctxT(t), "stats").Val())["pipeline_grouped_commands"]); n-groupedBefore != 5 {
 		t.Errorf("pipeline_grouped_commands grew by %d, want the 5 pipelined commands in one group", n-groupedBefore)
 	}
+	// A pipeline on one key: each INCR ends the group before it, and on an
+	// event loop each group's write is queued in the same turn; every
+	// failed write's reply becomes the error, each in its place, and the
+	// reads of other keys between them still answer. The EXISTS of the
+	// key read the last INCR's queued write, which failed: it fails too
+	// (docs/WRITES.md), unless it ran once that write had settled.
+	pipe = other.Pipeline()
+	piped = []*redis.Cmd{
+		pipe.Do(ctxT(t), "INCR", "p3"),
+		pipe.Do(ctxT(t), "GET", "k0"),
+		pipe.Do(ctxT(t), "INCR", "p3"),
+		pipe.Do(ctxT(t), "STRLEN", "k1"),
+		pipe.Do(ctxT(t), "INCR", "p3"),
+		pipe.Do(ctxT(t), "EXISTS", "p3"),
+	}
+	_, _ = pipe.Exec(ctxT(t))
+	for i, want := range []any{errPrefix(misconf), value(0), errPrefix(misconf), int64(valueBytes), errPrefix(misconf)} {
+		if why := matchReply(want, piped[i].Val(), piped[i].Err()); why != "" {
+			t.Errorf("pipelined on one key %v: %s", piped[i].Args(), why)
+		}
+	}
+	if why, whyErr := matchReply(int64(0), piped[5].Val(), piped[5].Err()), matchReply(errPrefix("MISCONF "), piped[5].Val(), piped[5].Err()); why != "" && whyErr != "" {
+		t.Errorf("pipelined on one key EXISTS p3: %s, and not the write's error: %s", why, whyErr)
+	}
 	if !strings.Contains(p.Output(), "write refused by the disk") {
 		t.Errorf("no log line about the refused write:\n%s", p.Output())
 	}
