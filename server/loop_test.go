@@ -280,24 +280,27 @@ func TestEventLoopYieldsItsTurn(t *testing.T) {
 
 // A pipeline on one key ends a group at every command: on a loop, each
 // group is queued with the turn's other writes (an early commit, counted
-// in INFO) rather than written on the spot while the loop waits.
+// in INFO) rather than written on the spot while the loop waits, and the
+// next command runs in the same turn, so that one write carries them all.
 func TestEventLoopQueuesEachGroupOfOneKeyPipeline(t *testing.T) {
+	longTurnShares(t)
 	s, admin := startAdminServer(t, withLoops(1))
 	ctx := context.Background()
-	early := func() int {
-		info, err := admin.Info(ctx, "stats").Result()
+	stat := func(section, field string) int {
+		info, err := admin.Info(ctx, section).Result()
 		if err != nil {
 			t.Fatal(err)
 		}
 		var n int
 		for _, line := range strings.Split(info, "\r\n") {
-			if v, ok := strings.CutPrefix(line, "early_lock_releases:"); ok {
+			if v, ok := strings.CutPrefix(line, field+":"); ok {
 				fmt.Sscan(v, &n)
 			}
 		}
 		return n
 	}
-	before := early()
+	early := func() int { return stat("stats", "early_lock_releases") }
+	before, writesBefore := early(), stat("latency", "queue_writes")
 	lc := dialLoop(t, s)
 	const n = 20
 	io.WriteString(lc, strings.Repeat(multibulk("INCR", "k"), n))
@@ -309,6 +312,11 @@ func TestEventLoopQueuesEachGroupOfOneKeyPipeline(t *testing.T) {
 	}
 	if d := early() - before; d != n {
 		t.Errorf("early_lock_releases rose by %d; want %d, one per INCR", d, n)
+	}
+	// The groups are queued in one turn and written as one, not one turn
+	// and one write each (a second write if the pipeline came in two reads).
+	if d := stat("latency", "queue_writes") - writesBefore; d > 2 {
+		t.Errorf("the pipeline took %d RocksDB writes; want its %d groups joined in one", d, n)
 	}
 }
 
