@@ -102,7 +102,8 @@ type submitted struct {
 	done  bool
 	// state is the group's replies, ready keys and events, set aside so
 	// that the connection's next group may run in the same turn.
-	state groupState
+	state    groupState
+	finished bool // finishConn finished it before the turn's end
 }
 
 // loopConn is a connection an event loop serves. Its reply buffer is
@@ -683,7 +684,7 @@ func (lc *loopConn) submit(s *Server, c *Client) {
 	n, start := s.countGroup(p)
 	wait, done := p.g.Submit(lc.loop.land)
 	if done {
-		s.finishGroup(c, n, start, wait())
+		s.finishWritten(c, n, start, wait())
 		return
 	}
 	lc.waiting = true
@@ -709,12 +710,8 @@ func (l *eventLoop) land() {
 func (l *eventLoop) finish() {
 	for i := range l.pending {
 		g := &l.pending[i]
-		if c, _ := g.lc.ctx.(*Client); c != nil {
-			p := &c.pipe
-			p.attach(c, g.state, g.lc.shift)
-			before := bufferedLen(p.wr)
-			l.s.finishGroup(c, g.n, g.start, g.err)
-			g.lc.shift += bufferedLen(p.wr) - before
+		if c, _ := g.lc.ctx.(*Client); c != nil && !g.finished {
+			l.finishOne(g, c)
 		}
 		g.lc.waiting = false
 		l.markDirty(g.lc)
@@ -728,6 +725,33 @@ func (l *eventLoop) finish() {
 	clear(l.pending)
 	l.pending = l.pending[:0]
 	l.launched, l.unlaunched = 0, 0
+}
+
+// finishOne finishes a landed group of client c: its state comes back
+// into c's pipeline, shifted by what the connection's earlier groups'
+// rewrites moved.
+func (l *eventLoop) finishOne(g *submitted, c *Client) {
+	p := &c.pipe
+	p.attach(c, g.state, g.lc.shift)
+	before := bufferedLen(p.wr)
+	l.s.finishGroup(c, g.n, g.start, g.err)
+	g.lc.shift += bufferedLen(p.wr) - before
+	g.finished = true
+}
+
+// finishConn finishes lc's landed groups now, in the order they queued,
+// before the group c just wrote on the spot finishes (finishWritten). The
+// loop has landed (land) and holds no lock.
+func (l *eventLoop) finishConn(lc *loopConn, c *Client) {
+	p := &c.pipe
+	shift := lc.shift
+	open := p.detach(c)
+	for i := range l.pending {
+		if g := &l.pending[i]; g.lc == lc && !g.finished {
+			l.finishOne(g, c)
+		}
+	}
+	p.attach(c, open, lc.shift-shift)
 }
 
 // serveAgain has the next turn serve lc, without waiting for its socket.

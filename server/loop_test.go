@@ -19,6 +19,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/shaledb/shale/conf"
+	"github.com/shaledb/shale/server/store"
 	"github.com/shaledb/shale/server/types"
 )
 
@@ -671,4 +672,70 @@ func longTurnShares(t *testing.T) {
 	share := connTurnShare
 	t.Cleanup(func() { connTurnShare = share })
 	connTurnShare = time.Second
+}
+
+// A pipeline on one key whose open group must be written on the spot (it
+// reached maxGroupCommands): the group the connection queued earlier in
+// the turn finishes first, and the one it queues after last, so that the
+// keyspace events of its commands come in the commands' order.
+func TestEventLoopGroupsFinishInOrder(t *testing.T) {
+	longTurnShares(t)
+	s, admin := startAdminServer(t, withLoops(1))
+	ctx := context.Background()
+	if err := admin.ConfigSet(ctx, "notify-keyspace-events", "KEA").Err(); err != nil {
+		t.Fatal(err)
+	}
+	sub := redis.NewClient(&redis.Options{Addr: s.Addr().String(), Protocol: 2})
+	defer sub.Close()
+	ps := sub.PSubscribe(ctx, "__keyevent@0__:*")
+	defer ps.Close()
+	if _, err := ps.Receive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Groups: [SET x, INCR a], queued when the second INCR a ends it; then
+	// [INCR a, LPUSH y, SET of keys...] of maxGroupCommands commands, which
+	// the SET x2 after them writes on the spot (commitGroup), then [SET
+	// x2], queued. The keys are chosen so that no two of the second group
+	// share a lock stripe, which would end it early (keyInOpenGroup).
+	probe := s.st.NewEarlyGroup()
+	var keys []string
+	for i := 0; len(keys) < maxGroupCommands; i++ {
+		k := fmt.Sprint("k", i)
+		if len(keys) < 2 {
+			k = []string{"a", "y"}[len(keys)]
+		}
+		lk := store.LockKey{Key: []byte(k)}
+		if probe.Holds(lk) {
+			continue
+		}
+		if !probe.TryLock(lk) {
+			t.Fatalf("the probe cannot lock %s", k)
+		}
+		keys = append(keys, k)
+	}
+	probe.Abort()
+	pipe := multibulk("SET", "x", "1") + multibulk("INCR", "a") + multibulk("INCR", "a") + multibulk("LPUSH", "y", "v")
+	want := []string{"set x", "incrby a", "incrby a", "lpush y"}
+	for _, k := range keys[2:] {
+		pipe += multibulk("SET", k, "v")
+		want = append(want, "set "+k)
+	}
+	pipe += multibulk("SET", "x2", "v")
+	want = append(want, "set x2")
+	lc := dialLoop(t, s)
+	io.WriteString(lc, pipe)
+	if got := lc.replies(t, len(want)); fmt.Sprint(got[:4]) != "[+OK :1 :2 :1]" {
+		t.Fatalf("replies %q", got[:4])
+	}
+	var events []string
+	for len(events) < len(want) {
+		msg, err := ps.ReceiveMessage(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		events = append(events, strings.TrimPrefix(msg.Channel, "__keyevent@0__:")+" "+msg.Payload)
+	}
+	if !slices.Equal(events, want) {
+		t.Errorf("events %q..., want %q...", events[:6], want[:6])
+	}
 }

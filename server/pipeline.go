@@ -178,7 +178,19 @@ func (s *Server) commitGroup(c *Client, conn redcon.Conn) {
 		c.loop.loop.land() // a loop lands its queued writes before it may wait
 	}
 	n, start := s.countGroup(p)
-	s.finishGroup(c, n, start, p.g.Commit())
+	s.finishWritten(c, n, start, p.g.Commit())
+}
+
+// finishWritten finishes a group written on the spot, which has released
+// its locks: after the groups its event loop's connection queued earlier
+// in the turn (finishConn), now that no lock is held that their blocked
+// clients' wake-ups may take, so that a connection's groups finish in
+// order.
+func (s *Server) finishWritten(c *Client, n int, start time.Duration, err error) {
+	if lc := c.loop; lc != nil && lc.waiting {
+		lc.loop.finishConn(lc, c)
+	}
+	s.finishGroup(c, n, start, err)
 }
 
 // countGroup counts the group's commit in the statistics, and returns its
