@@ -472,7 +472,9 @@ func (l *eventLoop) serve(lc *loopConn, read bool) {
 			if lc.waiting && (!ok || row == nil || !row.grouped(cmd.Args)) {
 				// The connection has groups queued this turn: only
 				// grouped commands follow them before they land and
-				// finish; the others wait for the next turn.
+				// finish; the others wait for the next turn, and the
+				// open group is queued too.
+				l.endBatch(lc, c)
 				lc.rest = cmds[i:]
 				yielded = true
 				break

@@ -739,3 +739,39 @@ func TestEventLoopGroupsFinishInOrder(t *testing.T) {
 		t.Errorf("events %q..., want %q...", events[:6], want[:6])
 	}
 }
+
+// A command that is not grouped, after a pipeline on one key queued a
+// group in the turn, waits for the next turn, and the group open before it
+// is queued first: its key's lock is free for another connection in the
+// same turn, and every command's event is published once.
+func TestEventLoopUngroupedAfterQueuedGroup(t *testing.T) {
+	longTurnShares(t)
+	s, admin := startAdminServer(t, withLoops(1))
+	ctx := context.Background()
+	if err := admin.ConfigSet(ctx, "notify-keyspace-events", "KEA").Err(); err != nil {
+		t.Fatal(err)
+	}
+	sub := redis.NewClient(&redis.Options{Addr: s.Addr().String(), Protocol: 2})
+	defer sub.Close()
+	ps := sub.PSubscribe(ctx, "__keyevent@0__:incrby")
+	defer ps.Close()
+	if _, err := ps.Receive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	a, b := dialLoop(t, s), dialLoop(t, s)
+	io.WriteString(a, multibulk("INCR", "k")+multibulk("INCR", "k")+multibulk("PING")+multibulk("INCR", "k"))
+	io.WriteString(b, multibulk("INCR", "k"))
+	got := a.replies(t, 4)
+	if got[2] != "+PONG" {
+		t.Fatalf("replies %q", got)
+	}
+	b.replies(t, 1)
+	for range 4 {
+		if _, err := ps.ReceiveMessage(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if v := admin.Get(ctx, "k").Val(); v != "4" {
+		t.Errorf("k = %s after 4 INCRs", v)
+	}
+}
