@@ -682,16 +682,7 @@ func TestEventLoopGroupsFinishInOrder(t *testing.T) {
 	longTurnShares(t)
 	s, admin := startAdminServer(t, withLoops(1))
 	ctx := context.Background()
-	if err := admin.ConfigSet(ctx, "notify-keyspace-events", "KEA").Err(); err != nil {
-		t.Fatal(err)
-	}
-	sub := redis.NewClient(&redis.Options{Addr: s.Addr().String(), Protocol: 2})
-	defer sub.Close()
-	ps := sub.PSubscribe(ctx, "__keyevent@0__:*")
-	defer ps.Close()
-	if _, err := ps.Receive(ctx); err != nil {
-		t.Fatal(err)
-	}
+	ps := subscribeKeyEvents(t, s, admin, "*")
 	// Groups: [SET x, INCR a], queued when the second INCR a ends it; then
 	// [INCR a, LPUSH y, SET of keys...] of maxGroupCommands commands, which
 	// the SET x2 after them writes on the spot (commitGroup), then [SET
@@ -748,16 +739,7 @@ func TestEventLoopUngroupedAfterQueuedGroup(t *testing.T) {
 	longTurnShares(t)
 	s, admin := startAdminServer(t, withLoops(1))
 	ctx := context.Background()
-	if err := admin.ConfigSet(ctx, "notify-keyspace-events", "KEA").Err(); err != nil {
-		t.Fatal(err)
-	}
-	sub := redis.NewClient(&redis.Options{Addr: s.Addr().String(), Protocol: 2})
-	defer sub.Close()
-	ps := sub.PSubscribe(ctx, "__keyevent@0__:incrby")
-	defer ps.Close()
-	if _, err := ps.Receive(ctx); err != nil {
-		t.Fatal(err)
-	}
+	ps := subscribeKeyEvents(t, s, admin, "incrby")
 	a, b := dialLoop(t, s), dialLoop(t, s)
 	io.WriteString(a, multibulk("INCR", "k")+multibulk("INCR", "k")+multibulk("PING")+multibulk("INCR", "k"))
 	io.WriteString(b, multibulk("INCR", "k"))
@@ -774,4 +756,22 @@ func TestEventLoopUngroupedAfterQueuedGroup(t *testing.T) {
 	if v := admin.Get(ctx, "k").Val(); v != "4" {
 		t.Errorf("k = %s after 4 INCRs", v)
 	}
+}
+
+// subscribeKeyEvents turns keyspace events on and subscribes a client of
+// its own to database 0's key events whose names match pattern.
+func subscribeKeyEvents(t *testing.T, s *Server, admin *redis.Client, pattern string) *redis.PubSub {
+	t.Helper()
+	ctx := context.Background()
+	if err := admin.ConfigSet(ctx, "notify-keyspace-events", "KEA").Err(); err != nil {
+		t.Fatal(err)
+	}
+	sub := redis.NewClient(&redis.Options{Addr: s.Addr().String(), Protocol: 2})
+	t.Cleanup(func() { sub.Close() })
+	ps := sub.PSubscribe(ctx, "__keyevent@0__:"+pattern)
+	t.Cleanup(func() { ps.Close() })
+	if _, err := ps.Receive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return ps
 }
