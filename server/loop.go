@@ -343,6 +343,17 @@ func (l *eventLoop) wakeLocked() {
 	}
 }
 
+// loopYieldEvery is how often a loop that writes lets the runtime's other
+// goroutines run (the collector's workers, timers, the expiry loop): once
+// a turn that wrote has sent its replies, when no client waits for the
+// loop. Each write used to yield before it was led, while every client of
+// the loop waited for it (writeQueue.lead); with no yield at all, the
+// others waited until the runtime preempted the loop, 10 ms on, at any
+// point of a turn, and ZADD's p99 rose by a seventh. A turn that only
+// read does not yield: yielding every millisecond cost GET about 5%.
+// docs/BENCHMARKS.md, "Where a loop yields".
+const loopYieldEvery = time.Millisecond
+
 func (l *eventLoop) run() {
 	defer func() {
 		l.mu.Lock()
@@ -356,6 +367,7 @@ func (l *eventLoop) run() {
 	events := make([]unix.EpollEvent, 256)
 	var again, closed []*loopConn
 	var drain [8]byte
+	var yielded time.Duration // when the loop last let other goroutines run
 	msec := -1
 	for {
 		if len(l.again) > 0 {
@@ -371,6 +383,7 @@ func (l *eventLoop) run() {
 			// epoll until something is.
 			msec = -1
 			runtime.Gosched()
+			yielded = monoNow()
 			continue
 		}
 		msec = 0
@@ -401,6 +414,7 @@ func (l *eventLoop) run() {
 			}
 		}
 		clear(again)
+		wrote := len(l.pending) > 0
 		l.land()
 		l.finish()
 		l.s.gate.leave(&l.storeUse)
@@ -414,6 +428,10 @@ func (l *eventLoop) run() {
 		clear(closed)
 		l.flush()
 		l.turnStart.Store(0)
+		if wrote && monoNow()-yielded >= loopYieldEvery {
+			runtime.Gosched()
+			yielded = monoNow()
+		}
 		if stop {
 			l.closeAll()
 			return

@@ -294,7 +294,7 @@ func (s *Store) write(b *Batch, exclusive bool) error {
 		}
 		return err
 	}
-	w := s.writes.submit(s, b, false)
+	w := s.writes.submit(s, b, false, false)
 	w.exclusive = exclusive
 	return wrapWriteError(s.writes.await(s, w))
 }

@@ -290,7 +290,7 @@ func (g *Group) commitEarly() error {
 		b.readFrom, b.readUpTo = from, upTo
 		return settleReads(s, g.end(true), from, upTo)
 	}
-	wait, _ := g.queueEarly()
+	wait, _ := g.queueEarly(false)
 	return wait()
 }
 
@@ -313,14 +313,15 @@ func (g *Group) Submit(beforeWait func()) (wait func() error, done bool) {
 		err := g.Commit()
 		return func() error { return err }, true
 	}
-	return g.queueEarly()
+	return g.queueEarly(true)
 }
 
 // queueEarly queues the batch of an early group with its records in the
 // overlay, marks its stripes with the batch's ticket and releases its
 // locks; wait waits for the write and for the writes the group's commands
-// read. done reports that wait will not block.
-func (g *Group) queueEarly() (wait func() error, done bool) {
+// read. done reports that wait will not block. fromLoop says an event loop
+// submits it (queuedWrite.fromLoop).
+func (g *Group) queueEarly(fromLoop bool) (wait func() error, done bool) {
 	s, b := g.s, g.b
 	from, upTo := g.readFrom, g.readUpTo
 	g.readFrom, g.readUpTo = 0, 0
@@ -333,7 +334,7 @@ func (g *Group) queueEarly() (wait func() error, done bool) {
 		g.unlockAll() // releases the batch too
 		return func() error { return settleReads(s, err, from, upTo) }, upTo == 0 || s.ov.landed.Load() >= upTo
 	}
-	w := s.writes.submit(s, b, true)
+	w := s.writes.submit(s, b, true, fromLoop)
 	s.ov.commits.Add(1)
 	for _, i := range g.stripes {
 		s.ov.stripe[i].Store(w.ticket)

@@ -36,7 +36,7 @@ func TestQueueFailsReadersOfFailedWrites(t *testing.T) {
 	if empty, err := s.prepareWrite(reader); empty || err != nil {
 		t.Fatal(empty, err)
 	}
-	w := s.writes.submit(s, reader, true)
+	w := s.writes.submit(s, reader, true, false)
 	chained := batch("chained", failedTicket, w.ticket)
 	other := batch("other", 0, 0) // read no queued write
 	for _, b := range []*Batch{chained, other} {
@@ -44,8 +44,8 @@ func TestQueueFailsReadersOfFailedWrites(t *testing.T) {
 			t.Fatal(empty, err)
 		}
 	}
-	wc := s.writes.submit(s, chained, true)
-	wo := s.writes.submit(s, other, true)
+	wc := s.writes.submit(s, chained, true, false)
+	wo := s.writes.submit(s, other, true, false)
 	done := make(chan error, 2)
 	go func() { done <- s.writes.await(s, wc) }()
 	go func() { done <- s.writes.await(s, wo) }()

@@ -39,10 +39,14 @@ type queuedWrite struct {
 	ticket    uint64
 	since     time.Time // when it queued, for WaitStats's Queue
 	err       error
-	first     bool          // it found no leader at submit: it leads, unwoken
-	lead      bool          // it was woken to lead
-	exclusive bool          // its writer holds the world lock: nothing joins it
-	done      chan struct{} // one send per wake-up
+	first     bool // it found no leader at submit: it leads, unwoken
+	lead      bool // it was woken to lead
+	exclusive bool // its writer holds the world lock: nothing joins it
+	// fromLoop: an event loop queued it (Group.Submit). A loop queues all
+	// of its turn's writes before it awaits any, and every client of the
+	// loop waits for them: its leader does not yield (lead).
+	fromLoop bool
+	done     chan struct{} // one send per wake-up
 }
 
 var queuedWritePool = sync.Pool{New: func() any { return &queuedWrite{done: make(chan struct{}, 1)} }}
@@ -54,11 +58,11 @@ const maxJoinedBytes = 1 << 20
 
 // submit queues b, whose records are final, and gives it the next ticket.
 // With early set, its records go into the overlay first, so that the
-// caller may release its keys' locks before await. The caller must await
-// the returned write.
-func (q *writeQueue) submit(s *Store, b *Batch, early bool) *queuedWrite {
+// caller may release its keys' locks before await. fromLoop is
+// queuedWrite's. The caller must await the returned write.
+func (q *writeQueue) submit(s *Store, b *Batch, early, fromLoop bool) *queuedWrite {
 	w := queuedWritePool.Get().(*queuedWrite)
-	w.b, w.since = b, time.Now()
+	w.b, w.since, w.fromLoop = b, time.Now(), fromLoop
 	q.mu.Lock()
 	q.next++
 	w.ticket = q.next
@@ -91,7 +95,7 @@ func (q *writeQueue) await(s *Store, w *queuedWrite) error {
 		q.lead(s, w)
 	}
 	err := w.err
-	w.b, w.err, w.first, w.lead, w.exclusive = nil, nil, false, false, false
+	w.b, w.err, w.first, w.lead, w.exclusive, w.fromLoop = nil, nil, false, false, false, false
 	queuedWritePool.Put(w)
 	return err
 }
@@ -108,8 +112,11 @@ func (q *writeQueue) lead(s *Store, w *queuedWrite) {
 	// it, and the writes' p99 halved (docs/LATENCY.md). When nothing else
 	// is ready, the yield is one trip through the scheduler. The holder of
 	// the world lock skips it: nothing can join its write, and a script
-	// that yielded there held every other command up the longer.
-	if !w.exclusive {
+	// that yielded there held every other command up the longer. So does an
+	// event loop's write: the loop queued its turn's writes already, and
+	// the yield handed its P away while all of its clients waited (the
+	// loop yields once its replies left instead: eventLoop.run).
+	if !w.exclusive && !w.fromLoop {
 		runtime.Gosched()
 	}
 	q.mu.Lock()
