@@ -538,6 +538,7 @@ func (s *Server) applyConfig(old, next *conf.Config) {
 	s.latency.threshold.Store(next.Server.LatencyMonitorThresholdMs)
 	s.setNotify(next.Server.NotifyKeyspaceEvents)
 	s.tracking.maxKeys.Store(next.Server.TrackingTableMaxKeys)
+	s.minReplicas.Store(int64(next.Replication.MinReplicasToWrite))
 	if next.Log.Level != old.Log.Level {
 		// The only way to change the level of the logger passed in: a
 		// process-wide threshold (cmd/shale-server sets it at start-up too).

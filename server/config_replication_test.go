@@ -4,6 +4,10 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/shaledb/shale/conf"
 )
 
 func TestReplicaOfValueFormat(t *testing.T) {
@@ -65,4 +69,17 @@ func TestReplicaReadOnlyValue(t *testing.T) {
 			t.Errorf("parse(%q) = %v, %v; want true, %v", in, v, err, wantErr)
 		}
 	}
+}
+
+// TestMinReplicasFromStart: min_replicas_to_write set in the file refuses
+// writes from the first command, as CONFIG SET's does (writeRefusal reads
+// a copy the start sets too), and reads still run.
+func TestMinReplicasFromStart(t *testing.T) {
+	_, c := startAdminServer(t, func(cfg *conf.Config) { cfg.Replication.MinReplicasToWrite = 1 })
+	runScript(t, c, []step{
+		{[]any{"SET", "k", "v"}, wantErr("NOREPLICAS Not enough good replicas to write.")},
+		{[]any{"GET", "k"}, redis.Nil},
+		{[]any{"CONFIG", "SET", "min-replicas-to-write", "0"}, "OK"},
+		{[]any{"SET", "k", "v"}, "OK"},
+	})
 }

@@ -319,6 +319,9 @@ func (s *Server) writeRefusal() replyError {
 	if s.isReplica() {
 		return errReadOnlyReplica
 	}
+	if s.minReplicas.Load() == 0 {
+		return "" // the common case, without copying the configuration
+	}
 	rc := s.config().Replication
 	if rc.MinReplicasToWrite > 0 && s.repl.goodReplicas(rc.MinReplicasMaxLag) < rc.MinReplicasToWrite {
 		return errNoReplicas

@@ -67,6 +67,7 @@ type Server struct {
 	metrics       *metricsServer             // /metrics, nil when metrics.addr is "" (metrics.go)
 	statsStop     chan struct{}              // ends the ops sampler
 	limits        atomic.Pointer[connLimits] // protocol and buffer limits (guard_conn.go)
+	minReplicas   atomic.Int64               // replication.min_replicas_to_write, which every write checks (writeRefusal) without cfg's lock
 	diskLog       zerolog.Logger             // log, at most one line a second: a broken disk fails every write
 
 	// Shutdown: closing stops new commands from running; inflight counts
@@ -118,6 +119,7 @@ func Start(cfg conf.Config, log zerolog.Logger) (*Server, error) {
 	s.access.init(eng.Databases())
 	s.setNotify(cfg.Server.NotifyKeyspaceEvents)
 	s.tracking.maxKeys.Store(cfg.Server.TrackingTableMaxKeys)
+	s.minReplicas.Store(int64(cfg.Replication.MinReplicasToWrite))
 	if err := s.loadFunctions(); err != nil {
 		ln.Close()
 		st.Close()
