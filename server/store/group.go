@@ -27,7 +27,7 @@ type Group struct {
 	stripes []int                   // the held stripes, in the order taken
 	cmds    int                     // commands that joined
 	writes  int                     // successful Adds
-	after   []func()                // run after a successful write, stripes still held
+	after   []func(Reader)          // After's: run once the batch is final, stripes still held
 	// txn is set in a transaction's group (BeginTxn): its commands read
 	// its batch through the index, and it holds its locks until Commit or
 	// Abort. exclusive: it holds the world lock's write side, and so every
@@ -257,9 +257,24 @@ func (g *Group) Len() int { return g.b.Len() }
 // since the last Commit.
 func (g *Group) Writes() int { return g.writes }
 
-// After queues fn to run after the group's batch is written, while its
-// stripes are still held (the invariants checks read what was written).
-func (g *Group) After(fn func()) { g.after = append(g.after, fn) }
+// After queues fn to run once the group's batch is written, or, for a
+// batch queued early, once its records are in the overlay, while the
+// group's stripes are still held: r reads the keys as the batch leaves
+// them (the invariants checks read what was written). fn does not run
+// when the batch failed before it could.
+func (g *Group) After(fn func(r Reader)) { g.after = append(g.after, fn) }
+
+// runAfter runs the After functions with r when ok is set, and forgets
+// them.
+func (g *Group) runAfter(ok bool, r Reader) {
+	if ok {
+		for _, fn := range g.after {
+			fn(r)
+		}
+	}
+	clear(g.after)
+	g.after = g.after[:0]
+}
 
 // Commit writes the group's batch, runs the After functions when the write
 // succeeded, and releases every lock. The group is then empty and reusable.
@@ -285,7 +300,7 @@ func (g *Group) Commit() error {
 func (g *Group) commitEarly() error {
 	s, b := g.s, g.b
 	from, upTo := g.readFrom, g.readUpTo
-	if !g.contended() || len(g.after) > 0 || !earlyEligible(b) {
+	if !g.contended() || !earlyEligible(b) {
 		g.readFrom, g.readUpTo = 0, 0
 		b.readFrom, b.readUpTo = from, upTo
 		return settleReads(s, g.end(true), from, upTo)
@@ -308,7 +323,7 @@ func (g *Group) Submit(beforeWait func()) (wait func() error, done bool) {
 	if !g.world {
 		return func() error { return nil }, true
 	}
-	if !g.early || len(g.after) > 0 || !earlyEligible(g.b) {
+	if !g.early || !earlyEligible(g.b) {
 		beforeWait()
 		err := g.Commit()
 		return func() error { return err }, true
@@ -331,6 +346,7 @@ func (g *Group) queueEarly(fromLoop bool) (wait func() error, done bool) {
 		if err != nil {
 			s.forgetEdges() // its deletes will not happen
 		}
+		g.runAfter(err == nil, overlayReader{s})
 		g.unlockAll() // releases the batch too
 		return func() error { return settleReads(s, err, from, upTo) }, upTo == 0 || s.ov.landed.Load() >= upTo
 	}
@@ -339,6 +355,7 @@ func (g *Group) queueEarly(fromLoop bool) (wait func() error, done bool) {
 	for _, i := range g.stripes {
 		s.ov.stripe[i].Store(w.ticket)
 	}
+	g.runAfter(true, overlayReader{s})
 	g.b = nil
 	g.unlockAll()
 	return func() error {
@@ -382,13 +399,7 @@ func (g *Group) end(write bool) error {
 	} else if g.b != nil && g.b.Len() > 0 {
 		g.s.forgetEdges() // its deletes are dropped
 	}
-	if err == nil && write {
-		for _, fn := range g.after {
-			fn()
-		}
-	}
-	clear(g.after)
-	g.after = g.after[:0]
+	g.runAfter(err == nil && write, g.s)
 	g.unlockAll()
 	return err
 }

@@ -277,16 +277,22 @@ func (d *DB) iterate(cf store.CF, lower, upper []byte, reverse bool, fn func(k, 
 
 // checkSize, with the invariants build tag, panics when a live composite
 // key's Size differs from the number of its sub-keys. The caller holds the
-// key's lock and has written its batch.
+// key's lock and has written its batch; in a group, the check waits for
+// the group's batch (store.Group.After).
 func (d *DB) checkSize(key []byte) {
 	if !invariants {
 		return
 	}
 	if d.grp != nil {
-		// The batch is not written yet: check once it is.
+		// The batch is not written yet: check once it is, or once its
+		// records are in the overlay, as the batch leaves the key.
 		base := d.e.dbs[d.n]
 		key = append([]byte(nil), key...)
-		d.grp.After(func() { base.checkSize(key) })
+		d.grp.After(func(r store.Reader) {
+			v := *base
+			v.rd = r
+			v.checkSize(key)
+		})
 		return
 	}
 	ks := &keyState{}
