@@ -275,24 +275,30 @@ func (d *DB) iterate(cf store.CF, lower, upper []byte, reverse bool, fn func(k, 
 	return err
 }
 
+// checkLater defers check of key, when d runs in a group, to once the
+// group's batch is written, or queued with its records in the overlay
+// (store.Group.After), reading the key as the batch leaves it; it reports
+// whether it did. An invariants check in a group would otherwise read the
+// key as it was before the command.
+func (d *DB) checkLater(key []byte, check func(d *DB, key []byte)) bool {
+	if d.grp == nil {
+		return false
+	}
+	base := d.e.dbs[d.n]
+	key = append([]byte(nil), key...)
+	d.grp.After(func(r store.Reader) {
+		v := *base
+		v.rd = r
+		check(&v, key)
+	})
+	return true
+}
+
 // checkSize, with the invariants build tag, panics when a live composite
 // key's Size differs from the number of its sub-keys. The caller holds the
-// key's lock and has written its batch; in a group, the check waits for
-// the group's batch (store.Group.After).
+// key's lock and has written its batch, or runs in a group (checkLater).
 func (d *DB) checkSize(key []byte) {
-	if !invariants {
-		return
-	}
-	if d.grp != nil {
-		// The batch is not written yet: check once it is, or once its
-		// records are in the overlay, as the batch leaves the key.
-		base := d.e.dbs[d.n]
-		key = append([]byte(nil), key...)
-		d.grp.After(func(r store.Reader) {
-			v := *base
-			v.rd = r
-			v.checkSize(key)
-		})
+	if !invariants || d.checkLater(key, (*DB).checkSize) {
 		return
 	}
 	ks := &keyState{}

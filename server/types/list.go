@@ -673,9 +673,10 @@ func (d *DB) listCloseGaps(b *store.Batch, ks *keyState, hits []uint64) error {
 
 // checkList, with the invariants build tag, panics when a live list's
 // sub-keys are not exactly the indexes [Head, Tail) with Size = Tail-Head.
-// The caller holds the key's lock and has written its batch.
+// The caller holds the key's lock and has written its batch,
+// or runs in a group (checkLater).
 func (d *DB) checkList(key []byte) {
-	if !invariants {
+	if !invariants || d.checkLater(key, (*DB).checkList) {
 		return
 	}
 	ks := &keyState{}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/rs/zerolog"
@@ -547,4 +548,38 @@ func TestListRangeFromCache(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestInvariantChecksInGroupReadItsBatch: in a group, a list's invariants
+// check runs once the group's batch is final and reads the list as the
+// batch leaves it (checkLater): an element the batch deletes behind the
+// list's back fails the check at the commit. Read at the command, the
+// list did not exist yet, and nothing failed.
+func TestInvariantChecksInGroupReadItsBatch(t *testing.T) {
+	if !invariants {
+		t.Skip("needs the invariants build tag")
+	}
+	d, _ := newTestDB(t)
+	key := []byte("l")
+	g := d.st.BeginTxn(false, store.LockKey{DB: d.n, Key: key})
+	tx := d.InGroup(g)
+	if n, err := tx.RPush(key, [][]byte{[]byte("a"), []byte("b")}); err != nil || n != 2 {
+		t.Fatalf("RPUSH = %d, %v", n, err)
+	}
+	ks := &keyState{}
+	if err := tx.load(ks, key, d.e.now()); err != nil || !ks.live {
+		t.Fatalf("the list in its group: live %v, %v", ks.live, err)
+	}
+	if err := tx.write(func(b *store.Batch) error {
+		b.Delete(store.CFSubkey, subkey.AppendListKey(nil, ks.m.UID, ks.m.Head))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "invariant: list") {
+			t.Fatalf("the commit recovered %v; want the list's invariant to fail", r)
+		}
+	}()
+	_ = g.Commit()
 }

@@ -296,9 +296,10 @@ func (d *DB) ZScan(key []byte, cursor uint64, match []byte, count int) (uint64, 
 
 // checkZSet, with the invariants build tag, panics unless a live zset's
 // two column families hold the same members with the same scores, as many
-// as Meta.Size. The caller holds the key's lock and has written its batch.
+// as Meta.Size. The caller holds the key's lock and has written its batch,
+// or runs in a group (checkLater).
 func (d *DB) checkZSet(key []byte) {
-	if !invariants {
+	if !invariants || d.checkLater(key, (*DB).checkZSet) {
 		return
 	}
 	ks := &keyState{}
